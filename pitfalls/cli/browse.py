@@ -1,0 +1,208 @@
+"""Reading the catalogue: `list`, `show` and `search`. None of these imports torch."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import typer
+
+from pitfalls.cli.common import (
+    echo,
+    fail,
+    installed_torch_version,
+    language,
+    plain_output,
+    registry,
+    resolve,
+)
+from pitfalls.i18n import t
+from pitfalls.model import Recipe
+
+LANG_OPTION = typer.Option(None, "--lang", "-l", help="Language: en or zh.", show_default=False)
+JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
+
+
+def _torch_state(recipe: Recipe, version: str | None) -> str:
+    from pitfalls.verdict import version_in_range
+
+    if version is None:
+        return "unknown"
+    return "in" if version_in_range(version, recipe.torch) else "out"
+
+
+def list_recipes(
+    tag: Optional[str] = typer.Option(None, "--tag", "-t", help="Only recipes with this tag."),
+    as_json: bool = JSON_OPTION,
+    lang: Optional[str] = LANG_OPTION,
+) -> None:
+    """List every recipe: id, title, tags, whether it holds for your torch, and its source.
+
+    The torch column compares each recipe's declared torch range with the installed torch,
+    read from package metadata (torch is not imported).
+    """
+    lang = language(lang)
+    recipes = registry().with_tag(tag)
+    if tag and not recipes:
+        fail(t("err.no_tag", lang, tag=tag), 1)
+    version = installed_torch_version()
+    if as_json:
+        data = [
+            {**r.to_dict(), "torch_installed": version, "torch_holds": _torch_state(r, version)}
+            for r in recipes
+        ]
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    if plain_output():
+        lines = [
+            "\t".join(
+                (
+                    r.id,
+                    r.text(r.title, lang),
+                    ",".join(r.tags),
+                    _torch_state(r, version),
+                    r.source,
+                )
+            )
+            for r in recipes
+        ]
+        sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
+        return
+    from rich.table import Table
+
+    from pitfalls.cli.common import console
+
+    labels = {"in": t("torch.in", lang), "out": t("torch.out", lang)}
+    labels["unknown"] = t("torch.unknown", lang)
+    styles = {"in": "green", "out": "yellow", "unknown": "dim"}
+    show_source = any(r.source != "built-in" for r in recipes)
+    table = Table(show_edge=False, pad_edge=False, expand=False)
+    table.add_column(t("col.id", lang), style="bold cyan", no_wrap=True)
+    table.add_column(t("col.title", lang), overflow="fold")
+    table.add_column(t("col.tags", lang), style="magenta", overflow="fold")
+    table.add_column(t("col.torch", lang), no_wrap=True)
+    if show_source:
+        table.add_column(t("col.source", lang), style="dim", overflow="fold")
+    for recipe in recipes:
+        state = _torch_state(recipe, version)
+        row = [recipe.id, recipe.text(recipe.title, lang), ", ".join(recipe.tags)]
+        row.append(f"[{styles[state]}]{labels[state]}[/]")
+        if show_source:
+            row.append(recipe.source)
+        table.add_row(*row)
+    out = console()
+    out.print(table)
+    note = t("list.count", lang, n=len(recipes))
+    if version:
+        note += " · " + t("list.torch_note", lang, version=version)
+    out.print(note, style="dim")
+
+
+def show(
+    recipe_id: str = typer.Argument(..., metavar="ID", help="Recipe id, alias or unique prefix."),
+    lang: Optional[str] = LANG_OPTION,
+    raw: bool = typer.Option(False, "--raw", help="Print plain Markdown, not rendered."),
+    code: bool = typer.Option(False, "--code", help="Print only the snippet (pipe it to a file)."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Explain one pitfall: symptom, cause, fix, and the snippet that demonstrates it.
+
+    Try `pitfalls show detach --lang zh`, or `pitfalls show focal-loss --code > f.py`.
+    """
+    lang = language(lang)
+    recipe = resolve(recipe_id, lang)
+    if code:
+        sys.stdout.write(recipe.snippet())
+        return
+    used, prose = recipe.prose_with_fallback(lang)
+    if as_json:
+        data = recipe.to_dict()
+        data["prose"] = {lg: recipe.prose(lg) for lg in ("en", "zh")}
+        data["snippet"] = recipe.snippet()
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    notice = ""
+    if used != lang:
+        notice = t(
+            "show.fallback", lang, wanted=t(f"lang.{lang}", lang), used=t(f"lang.{used}", lang)
+        )
+        sys.stderr.write(f"pitfalls: {notice}\n")
+    markdown = page_markdown(recipe, lang, prose)
+    if raw or plain_output():
+        sys.stdout.write(markdown)
+        return
+    from rich.markdown import Markdown
+
+    from pitfalls.cli.common import console
+
+    console().print(Markdown(markdown, code_theme="monokai"))
+
+
+def page_markdown(recipe: Recipe, lang: str, prose: str) -> str:
+    """The whole page as Markdown: title, summary, metadata, prose and the snippet."""
+    lines = [f"# {recipe.text(recipe.title, lang)}", ""]
+    summary = recipe.text(recipe.summary, lang)
+    if summary:
+        lines += [f"*{summary}*", ""]
+    meta = [f"**{t('col.id', lang)}**: `{recipe.id}`"]
+    if recipe.aliases:
+        meta.append(f"**{t('show.aliases', lang)}**: {', '.join(recipe.aliases)}")
+    meta.append(f"**{t('show.tags', lang)}**: {', '.join(recipe.tags) or '—'}")
+    meta.append(f"**{t('show.devices', lang)}**: {', '.join(recipe.devices)}")
+    meta.append(f"**{t('show.torch', lang)}**: {recipe.torch or '—'}")
+    lines += [" · ".join(meta), "", prose.rstrip(), ""]
+    lines += [f"## {t('show.snippet', lang)}", "", "```python", recipe.snippet().rstrip(), "```"]
+    lines += ["", t("show.run_hint", lang, id=recipe.id), ""]
+    return "\n".join(lines)
+
+
+def search(
+    query: list[str] = typer.Argument(
+        ..., help="Words, or a pasted error message; `-` reads it from stdin."
+    ),
+    lang: Optional[str] = LANG_OPTION,
+    limit: int = typer.Option(10, "--limit", "-n", min=1, help="At most this many results."),
+    as_json: bool = JSON_OPTION,
+) -> None:
+    """Find recipes by words or by an error message, in English or Chinese.
+
+    Paste a whole traceback: numbers, pids, shapes, paths and addresses are ignored.
+    Exits 1 when nothing matches. Example: `pitfalls search 梯度`, or
+    `python train.py 2>&1 | pitfalls search -`.
+    """
+    from pitfalls.search import search as rank
+
+    lang = language(lang)
+    text = sys.stdin.read() if query == ["-"] else " ".join(query)
+    if not text.strip():
+        fail(t("search.empty", lang), 2)
+    hits = rank(registry(), text, limit=limit)
+    if as_json:
+        data = [
+            {"id": h.recipe.id, "title": h.recipe.title, "score": h.score, "fields": h.fields}
+            for h in hits
+        ]
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
+        if not hits:
+            raise typer.Exit(1)
+        return
+    if not hits:
+        fail(t("search.none", lang, query=text.strip()[:80]), 1)
+    if plain_output():
+        for hit in hits:
+            r = hit.recipe
+            echo(f"{r.id}\t{r.text(r.title, lang)}\t{hit.score:g}")
+        return
+    from rich.table import Table
+
+    from pitfalls.cli.common import console
+
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column(t("col.id", lang), style="bold cyan", no_wrap=True)
+    table.add_column(t("col.title", lang), overflow="fold")
+    table.add_column(t("col.score", lang), justify="right", style="dim")
+    for hit in hits:
+        r = hit.recipe
+        table.add_row(r.id, r.text(r.title, lang), f"{hit.score:.1f}")
+    console().print(table)

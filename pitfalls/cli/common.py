@@ -1,0 +1,110 @@
+"""What every command shares: the language, plain or rich output, errors and the registry."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+
+from pitfalls.i18n import SUPPORTED, choose_language, t
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from pitfalls.model import Recipe
+    from pitfalls.registry import Registry
+
+
+@dataclass
+class State:
+    """Per-invocation settings, filled by the top-level callback."""
+
+    lang: str | None = None
+    _registry: Registry | None = field(default=None, repr=False)
+
+
+STATE = State()
+
+
+def language(explicit: str | None = None) -> str:
+    """The language for this command: --lang on the command, then on the tool, then env."""
+    chosen = explicit or STATE.lang
+    if chosen and chosen not in SUPPORTED:
+        fail(t("err.bad_lang", "en", lang=chosen), 2)
+    return choose_language(chosen)
+
+
+def plain_output() -> bool:
+    """Plain, tab-separated output: when piped, with NO_COLOR, or on a dumb terminal."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return True
+    return not sys.stdout.isatty()
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console; colour and width follow the terminal."""
+    from rich.console import Console
+
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
+
+
+def echo(text: str = "") -> None:
+    """Print one line to stdout."""
+    sys.stdout.write(text + "\n")
+
+
+def warn(text: str) -> None:
+    """Print one line to stderr."""
+    sys.stderr.write(text + "\n")
+    sys.stderr.flush()
+
+
+def fail(message: str, code: int) -> NoReturn:
+    """Print a one-line error to stderr and exit with `code`."""
+    warn(f"pitfalls: {message}")
+    raise typer.Exit(code)
+
+
+def registry(report: bool = True) -> Registry:
+    """The loaded catalogue; load problems go to stderr once."""
+    from pitfalls.registry import Registry
+
+    if STATE._registry is None:
+        STATE._registry = Registry.load()
+        if report:
+            lang = language()
+            for problem in STATE._registry.problems:
+                key = "err.load_problem" if problem.severity == "error" else "err.load_warning"
+                warn(t(key, lang, path=problem.path, reason=problem.reason))
+    return STATE._registry
+
+
+def resolve(word: str, lang: str) -> Recipe:
+    """The recipe named by `word`, or exit 2 with candidates or suggestions."""
+    from pitfalls.registry import ResolveError
+
+    try:
+        return registry().resolve(word)
+    except ResolveError as err:
+        if err.kind == "ambiguous":
+            fail(t("err.ambiguous", lang, word=word, names=", ".join(err.candidates)), 2)
+        message = t("err.unknown", lang, word=word)
+        if err.candidates:
+            message += " " + t("err.did_you_mean", lang, names=", ".join(err.candidates))
+        else:
+            message += " " + t("err.see_list", lang)
+        fail(message, 2)
+
+
+def installed_torch_version() -> str | None:
+    """The installed torch's version from package metadata, without importing torch."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return None

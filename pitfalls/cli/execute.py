@@ -1,0 +1,330 @@
+"""Running snippets: `run` and `verify`. torch is imported only in child processes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from contextlib import nullcontext
+from typing import TYPE_CHECKING, Any, Optional
+
+import typer
+
+from pitfalls.cli.common import console, echo, fail, language, plain_output, registry, resolve, warn
+from pitfalls.i18n import t
+
+if TYPE_CHECKING:
+    from pitfalls.runner import ProcessPool, RunResult, VerifyReport
+
+LANG_OPTION = typer.Option(None, "--lang", "-l", help="Language: en or zh.", show_default=False)
+DEVICE_OPTION = typer.Option(
+    "auto",
+    "--device",
+    "-d",
+    help="auto (cuda, else mps, else cpu), cpu, cuda, cuda:N or mps.",
+)
+TIMEOUT_OPTION = typer.Option(
+    120.0, "--timeout", help="Seconds before a snippet is ended, with all its children."
+)
+PYTHON_OPTION = typer.Option(
+    None,
+    "--python",
+    envvar="PITFALLS_PYTHON",
+    help="Run snippets in this interpreter (e.g. a conda env with CUDA or an older torch).",
+    show_default=False,
+)
+
+
+def _check_device(device: str, lang: str) -> None:
+    from pitfalls.runner import DEVICE_NAMES, valid_device
+
+    if not valid_device(device):
+        fail(t("err.bad_device", lang, device=device, names=DEVICE_NAMES), 2)
+
+
+def _check_timeout(timeout: float, lang: str) -> None:
+    if not timeout > 0:
+        fail(t("err.bad_timeout", lang), 2)
+
+
+def _status(message: str) -> Any:
+    """A spinner on stderr while torch imports, only on a terminal."""
+    if plain_output() or not sys.stderr.isatty():
+        return nullcontext()
+    return console(stderr=True).status(message)
+
+
+def _start_pool(python: Optional[str], lang: str) -> ProcessPool:
+    from pitfalls.runner import ProcessPool, RunnerUnavailable
+    from pitfalls.runner import python_for as choose_python
+
+    pool = ProcessPool(python=choose_python(python))
+    try:
+        with _status(t("run.importing", lang)):
+            pool.start()
+    except RunnerUnavailable as err:
+        _unavailable(err, pool.python, lang)
+    return pool
+
+
+def _unavailable(err: Exception, python: str, lang: str) -> None:
+    kind = getattr(err, "kind", "python_missing")
+    if kind == "torch_missing":
+        fail(t("err.torch_missing", lang, python=python), 3)
+    fail(t("err.python_missing", lang, message=str(err)), 3)
+
+
+def _print_result(result: RunResult, lang: str, as_json: bool) -> None:
+    from pitfalls.render import plain_lines, result_renderable
+
+    if as_json:
+        echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, allow_nan=False))
+    elif plain_output():
+        echo("\n".join(plain_lines(result, lang)))
+    else:
+        console().print(result_renderable(result, lang))
+    if result.error and result.status == "error" and not as_json:
+        _print_snippet_error(result, lang)
+
+
+def _print_snippet_error(result: RunResult, lang: str) -> None:
+    error = result.error or {}
+    message = t(
+        "err.snippet_failed", lang, id=result.recipe.id, kind=error.get("kind"),
+        message=error.get("message", ""),
+    )
+    trace = (error.get("traceback") or "").rstrip()
+    if trace:
+        # The snippet's own traceback is the recipe's failure, worth showing; trim pitfalls'
+        # frames so the user reads only their code.
+        lines = trace.splitlines()
+        keep = [i for i, line in enumerate(lines) if "snippet.py" in line]
+        start = keep[0] if keep else max(0, len(lines) - 12)
+        warn("\n".join(lines[start:]))
+    elif result.output.strip():
+        warn("\n".join(result.output.rstrip().splitlines()[-15:]))
+    warn(f"pitfalls: {message}")
+
+
+def run(
+    recipe_id: str = typer.Argument(..., metavar="ID", help="Recipe id, alias or unique prefix."),
+    device: str = DEVICE_OPTION,
+    timeout: float = TIMEOUT_OPTION,
+    as_json: bool = typer.Option(False, "--json", help="Print one strict JSON object."),
+    python: Optional[str] = PYTHON_OPTION,
+    lang: Optional[str] = LANG_OPTION,
+) -> None:
+    """Run a recipe: watch the pitfall happen, then the fix hold, on your device and torch.
+
+    The snippet runs in a child process. Exit codes: 0 reproduced and fixed; 1 the claim
+    did not hold here; 2 usage error; 3 device or torch not available; 4 the snippet
+    failed (raised, crashed, was killed or timed out).
+    """
+    from pitfalls.runner import RunnerUnavailable, run_recipe
+
+    lang = language(lang)
+    _check_device(device, lang)
+    _check_timeout(timeout, lang)
+    recipe = resolve(recipe_id, lang)
+    pool = _start_pool(python, lang)
+    try:
+        with _status(t("run.running", lang, id=recipe.id, device=device)):
+            result = run_recipe(recipe, device, timeout, pool=pool)
+    except RunnerUnavailable as err:
+        _unavailable(err, pool.python, lang)
+    finally:
+        pool.close()
+    if result.error and result.error.get("kind") == "device_unavailable":
+        available = ", ".join(result.available_devices) or "cpu"
+        reason = result.error.get("message", "")
+        fail(t("err.device_unavailable", lang, device=device, reason=reason, available=available), 3)
+    _print_result(result, lang, as_json)
+    raise typer.Exit(result.exit_code)
+
+
+def verify(
+    recipe_ids: Optional[list[str]] = typer.Argument(
+        None, metavar="[IDS]...", help="Only these recipes (default: all)."
+    ),
+    device: str = DEVICE_OPTION,
+    tag: Optional[str] = typer.Option(None, "--tag", "-t", help="Only recipes with this tag."),
+    jobs: Optional[int] = typer.Option(
+        None, "--jobs", "-j", help="Recipes run at once [default: usable CPUs; 1 per GPU]."
+    ),
+    timeout: float = typer.Option(120.0, "--timeout", help="Seconds allowed per recipe."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of run results."),
+    junit: Optional[str] = typer.Option(
+        None, "--junit", metavar="FILE", help="Also write JUnit XML for CI systems."
+    ),
+    python: Optional[str] = PYTHON_OPTION,
+    lang: Optional[str] = LANG_OPTION,
+) -> None:
+    """Check every recipe's claim (or the chosen ones) on your device and torch.
+
+    torch is imported once; each recipe still runs in its own process. Recipes that do not
+    declare the device are skipped. Exit codes: 0 all claims held; 1 a claim did not hold;
+    3 the device or torch is not available; 4 a recipe failed to run.
+    """
+    from pitfalls.runner import DeviceUnavailable, RunnerUnavailable
+    from pitfalls.runner import verify as verify_all
+
+    lang = language(lang)
+    _check_device(device, lang)
+    _check_timeout(timeout, lang)
+    if jobs is not None and jobs < 1:
+        fail(t("err.bad_jobs", lang), 2)
+    catalogue = registry()
+    recipes = [resolve(word, lang) for word in recipe_ids] if recipe_ids else list(catalogue)
+    if tag:
+        recipes = [r for r in recipes if tag.lower() in (x.lower() for x in r.tags)]
+        if not recipes:
+            fail(t("err.no_tag", lang, tag=tag), 1)
+    recipes = list({r.id: r for r in recipes}.values())
+    pool = _start_pool(python, lang)
+    progress = _progress(len(recipes), lang)
+    try:
+        with progress or nullcontext():
+            task = progress.add_task(t("verify.progress", lang), total=len(recipes)) if (
+                progress
+            ) else None
+
+            def advance(result: RunResult) -> None:
+                if progress is not None:
+                    progress.update(task, advance=1, description=result.recipe.id)
+
+            report = verify_all(
+                recipes, device, jobs, timeout, on_result=advance, pool=pool
+            )
+    except DeviceUnavailable as err:
+        available = ", ".join(err.available) or "cpu"
+        fail(
+            t("err.device_unavailable", lang, device=device, reason=err.reason,
+              available=available),
+            3,
+        )
+    except RunnerUnavailable as err:
+        _unavailable(err, pool.python, lang)
+    finally:
+        pool.close()
+    if junit:
+        write_junit(report, junit)
+    if as_json:
+        data = [r.to_dict() for r in report.results]
+        echo(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+    else:
+        _print_report(report, lang)
+    raise typer.Exit(report.exit_code)
+
+
+def _progress(total: int, lang: str) -> Any:
+    if plain_output() or not sys.stderr.isatty():
+        return None
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console(stderr=True),
+        transient=True,
+    )
+
+
+def failure_reason(result: RunResult, lang: str) -> str:
+    """Why a recipe did not hold, in a few words."""
+    if result.skipped:
+        return result.skipped
+    if result.error:
+        return f"{result.error.get('kind')}: {result.error.get('message', '')}"
+    failed = [c for c in result.checks if c.applies and not c.holds]
+    return "; ".join(f"{c.expectation.side}: {c.expectation.describe()}" for c in failed[:3])
+
+
+def _print_report(report: VerifyReport, lang: str) -> None:
+    from pitfalls.render import mark
+
+    counts = report.counts()
+    summary = t(
+        "verify.summary",
+        lang,
+        held=counts.get("held", 0),
+        claim_failed=counts.get("claim_failed", 0),
+        error=counts.get("error", 0) + counts.get("unavailable", 0),
+        skipped=counts.get("skipped", 0),
+    )
+    env = report.environment
+    heading = f"{t('verify.title', lang, device=report.device)} · torch {env.get('torch')}"
+    if plain_output():
+        for r in report.results:
+            state = "skipped" if r.skipped else r.status
+            echo(
+                "\t".join(
+                    [
+                        r.recipe.id,
+                        state,
+                        "-" if r.skipped else mark(r.reproduced),
+                        "-" if r.skipped else mark(r.fixed),
+                        f"{r.duration:.2f}s",
+                        "" if r.status == "held" else failure_reason(r, lang),
+                    ]
+                )
+            )
+        echo(f"{heading}\t{summary}")
+        return
+    from rich.table import Table
+
+    table = Table(title=heading, show_edge=False, pad_edge=False)
+    table.add_column(t("verify.col.recipe", lang), style="bold cyan", no_wrap=True)
+    table.add_column(t("run.reproduced", lang), justify="center")
+    table.add_column(t("run.fixed", lang), justify="center")
+    table.add_column(t("verify.col.time", lang), justify="right")
+    table.add_column(t("verify.col.reason", lang), overflow="fold")
+    for r in report.results:
+        if r.skipped:
+            table.add_row(r.recipe.id, "-", "-", "", f"[yellow]{r.skipped}[/]")
+            continue
+
+        def cell(ok: bool) -> str:
+            return f"[green]{mark(ok)}[/]" if ok else f"[bold red]{mark(ok)}[/]"
+
+        reason = "" if r.status == "held" else f"[red]{failure_reason(r, lang)}[/]"
+        table.add_row(
+            r.recipe.id, cell(r.reproduced), cell(r.fixed), f"{r.duration:.2f}s", reason
+        )
+    out = console()
+    out.print(table)
+    style = "bold green" if report.exit_code == 0 else "bold red"
+    out.print(summary, style=style)
+
+
+def write_junit(report: VerifyReport, path: str) -> None:
+    """Write the report as JUnit XML: one testcase per recipe."""
+    import xml.etree.ElementTree as ET
+
+    counts = report.counts()
+    suite = ET.Element(
+        "testsuite",
+        name=f"pitfalls verify ({report.device})",
+        tests=str(len(report.results)),
+        failures=str(counts.get("claim_failed", 0)),
+        errors=str(counts.get("error", 0) + counts.get("unavailable", 0)),
+        skipped=str(counts.get("skipped", 0)),
+        time=f"{sum(r.duration for r in report.results):.3f}",
+    )
+    for r in report.results:
+        case = ET.SubElement(
+            suite, "testcase", classname="pitfalls", name=r.recipe.id, time=f"{r.duration:.3f}"
+        )
+        if r.skipped:
+            ET.SubElement(case, "skipped", message=r.skipped)
+        elif r.status == "claim_failed":
+            failure = ET.SubElement(case, "failure", message=failure_reason(r, "en"))
+            failure.text = json.dumps(r.to_dict(), indent=2, allow_nan=False)
+        elif r.status in ("error", "unavailable"):
+            error = ET.SubElement(case, "error", message=failure_reason(r, "en"))
+            error.text = (r.error or {}).get("traceback") or r.output[-4000:]
+    root = ET.Element("testsuites")
+    root.append(suite)
+    try:
+        ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    except OSError as err:
+        fail(f"cannot write JUnit XML to {path}: {err.strerror}", 2)

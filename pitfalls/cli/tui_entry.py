@@ -1,0 +1,48 @@
+"""`pitfalls tui`, and whether a bare `pitfalls` should open the TUI."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import typer
+
+from pitfalls.cli.common import fail, language
+from pitfalls.i18n import t
+
+
+def cannot_host_reason() -> str | None:
+    """Why this terminal cannot host the TUI, or None when it can."""
+    if os.environ.get("TERM") == "dumb":
+        return "TERM=dumb"
+    if not sys.stdin.isatty():
+        return "stdin is not a terminal"
+    if not sys.stdout.isatty():
+        return "stdout is not a terminal"
+    return None
+
+
+def should_open_tui() -> bool:
+    """A bare `pitfalls` opens the TUI only in an interactive terminal."""
+    return cannot_host_reason() is None
+
+
+def open_tui(lang: Optional[str]) -> None:
+    """Start the Textual app (imported here: textual costs a few hundred milliseconds)."""
+    from pitfalls.tui.app import run_app
+
+    run_app(lang=lang)
+
+
+def tui(
+    lang: Optional[str] = typer.Option(
+        None, "--lang", "-l", help="Language: en or zh.", show_default=False
+    ),
+) -> None:
+    """Browse, search, read and run recipes in a terminal UI (keyboard first; ? for help)."""
+    chosen = language(lang)
+    why = cannot_host_reason()
+    if why is not None:
+        fail(t("tui.cannot_host", chosen, why=why), 2)
+    open_tui(lang)

@@ -1,0 +1,212 @@
+"""The tool's own strings in English and Chinese, and choosing the language.
+
+Shared by the CLI and the TUI. Recipe prose is not here: it lives in each recipe folder.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+DEFAULT_LANG = "en"
+SUPPORTED = ("en", "zh")
+
+STRINGS: dict[str, dict[str, str]] = {
+    # list / show / search
+    "col.id": {"en": "id", "zh": "编号"},
+    "col.title": {"en": "title", "zh": "标题"},
+    "col.tags": {"en": "tags", "zh": "标签"},
+    "col.torch": {"en": "torch", "zh": "torch"},
+    "col.source": {"en": "source", "zh": "来源"},
+    "col.score": {"en": "score", "zh": "得分"},
+    "torch.in": {"en": "holds", "zh": "适用"},
+    "torch.out": {"en": "outside", "zh": "超出范围"},
+    "torch.unknown": {"en": "no torch", "zh": "未装 torch"},
+    "list.count": {"en": "{n} recipes", "zh": "共 {n} 个条目"},
+    "list.torch_note": {
+        "en": "torch column: whether each recipe's claim is declared for torch {version}",
+        "zh": "torch 列：该条目的结论是否声明适用于 torch {version}",
+    },
+    "show.snippet": {"en": "Snippet", "zh": "代码"},
+    "show.meta": {"en": "Recipe", "zh": "条目信息"},
+    "show.aliases": {"en": "aliases", "zh": "别名"},
+    "show.tags": {"en": "tags", "zh": "标签"},
+    "show.devices": {"en": "devices", "zh": "设备"},
+    "show.torch": {"en": "torch range", "zh": "torch 版本范围"},
+    "show.references": {"en": "references", "zh": "参考资料"},
+    "show.run_hint": {"en": "Run it: pitfalls run {id}", "zh": "动手运行：pitfalls run {id}"},
+    "show.fallback": {
+        "en": "No {wanted} prose for this recipe; showing {used}.",
+        "zh": "该条目没有{wanted}版正文，以下显示{used}版。",
+    },
+    "lang.en": {"en": "English", "zh": "英文"},
+    "lang.zh": {"en": "Chinese", "zh": "中文"},
+    "search.none": {
+        "en": "No recipe matches {query!r}. Try fewer words, or `pitfalls list`.",
+        "zh": "没有条目匹配 {query!r}。试试更少的关键词，或运行 `pitfalls list`。",
+    },
+    "search.empty": {
+        "en": "The query is empty. Pass words, or `-` to read an error message from stdin.",
+        "zh": "查询为空。请给出关键词，或用 `-` 从标准输入读取报错信息。",
+    },
+    # run / verify
+    "run.importing": {"en": "Importing torch…", "zh": "正在导入 torch…"},
+    "run.running": {"en": "Running {id} on {device}…", "zh": "正在 {device} 上运行 {id}…"},
+    "run.problem": {"en": "problem", "zh": "问题"},
+    "run.fix": {"en": "fix", "zh": "修复"},
+    "run.observation": {"en": "observation", "zh": "观测值"},
+    "run.expectations": {"en": "Expectations", "zh": "预期检查"},
+    "run.reproduced": {"en": "reproduced", "zh": "问题复现"},
+    "run.fixed": {"en": "fixed", "zh": "修复生效"},
+    "run.yes": {"en": "yes", "zh": "是"},
+    "run.no": {"en": "no", "zh": "否"},
+    "run.verdict.held": {
+        "en": "✓ The pitfall reproduced and the fix held.",
+        "zh": "✓ 问题已复现，修复有效。",
+    },
+    "run.verdict.not_reproduced": {
+        "en": "✗ The pitfall did not reproduce here.",
+        "zh": "✗ 问题在这里没有复现。",
+    },
+    "run.verdict.not_fixed": {
+        "en": "✗ The fix did not hold here.",
+        "zh": "✗ 修复在这里没有生效。",
+    },
+    "run.verdict.error": {"en": "✗ The snippet failed: {message}", "zh": "✗ 代码运行失败：{message}"},
+    "run.env": {
+        "en": "on {device} ({device_name}), torch {torch}, Python {python}",
+        "zh": "设备 {device}（{device_name}），torch {torch}，Python {python}",
+    },
+    "run.out_of_range": {
+        "en": "Note: torch {torch} is outside this recipe's declared range {range}.",
+        "zh": "注意：torch {torch} 不在该条目声明的版本范围 {range} 内。",
+    },
+    "run.device_not_declared": {
+        "en": "Note: this recipe declares devices {devices}; running on {device} anyway.",
+        "zh": "注意：该条目声明的设备是 {devices}，仍在 {device} 上运行。",
+    },
+    "run.output": {"en": "Snippet output", "zh": "代码输出"},
+    "run.skipped": {"en": "skipped: {reason}", "zh": "已跳过：{reason}"},
+    "run.n_a": {"en": "n/a here", "zh": "此处不适用"},
+    "verify.title": {"en": "verify on {device}", "zh": "在 {device} 上验证"},
+    "verify.col.recipe": {"en": "recipe", "zh": "条目"},
+    "verify.col.time": {"en": "time", "zh": "耗时"},
+    "verify.col.reason": {"en": "reason", "zh": "原因"},
+    "verify.summary": {
+        "en": "{held} held, {claim_failed} claims failed, {error} failed to run, {skipped} skipped",
+        "zh": "{held} 个成立，{claim_failed} 个结论不成立，{error} 个运行失败，{skipped} 个跳过",
+    },
+    "verify.progress": {"en": "Verifying", "zh": "验证中"},
+    # errors
+    "err.unknown": {"en": "No recipe named {word!r}.", "zh": "没有名为 {word!r} 的条目。"},
+    "err.did_you_mean": {"en": "Did you mean: {names}?", "zh": "你是不是想找：{names}？"},
+    "err.see_list": {"en": "See `pitfalls list`.", "zh": "运行 `pitfalls list` 查看全部条目。"},
+    "err.ambiguous": {
+        "en": "{word!r} matches several recipes: {names}. Type more of the id.",
+        "zh": "{word!r} 匹配到多个条目：{names}。请输入更完整的编号。",
+    },
+    "err.bad_device": {
+        "en": "{device!r} is not a device name. Use one of: {names}.",
+        "zh": "{device!r} 不是有效的设备名。可选：{names}。",
+    },
+    "err.device_unavailable": {
+        "en": "Device {device} is not available ({reason}). Available: {available}.",
+        "zh": "设备 {device} 不可用（{reason}）。可用的设备：{available}。",
+    },
+    "err.torch_missing": {
+        "en": (
+            "torch is not installed for {python}. Install it with `pip install "
+            "'pitfalls[torch]'` (or your own CUDA/ROCm build), or point --python / "
+            "PITFALLS_PYTHON at an interpreter that has torch."
+        ),
+        "zh": (
+            "{python} 中没有安装 torch。请运行 `pip install 'pitfalls[torch]'`"
+            "（或安装你自己的 CUDA/ROCm 版本），或用 --python / PITFALLS_PYTHON "
+            "指定一个装有 torch 的解释器。"
+        ),
+    },
+    "err.python_missing": {"en": "{message}", "zh": "{message}"},
+    "err.snippet_failed": {
+        "en": "{id}: the snippet failed ({kind}): {message}",
+        "zh": "{id}：代码运行失败（{kind}）：{message}",
+    },
+    "err.bad_lang": {
+        "en": "Unknown language {lang!r}; use en or zh.",
+        "zh": "未知语言 {lang!r}；请使用 en 或 zh。",
+    },
+    "err.load_problem": {
+        "en": "pitfalls: skipped {path}: {reason}",
+        "zh": "pitfalls：已跳过 {path}：{reason}",
+    },
+    "err.load_warning": {
+        "en": "pitfalls: warning: {path}: {reason}",
+        "zh": "pitfalls：警告：{path}：{reason}",
+    },
+    "err.interrupted": {"en": "Interrupted.", "zh": "已中断。"},
+    "err.no_tag": {
+        "en": "No recipe has the tag {tag!r}.",
+        "zh": "没有带标签 {tag!r} 的条目。",
+    },
+    "err.bad_jobs": {"en": "--jobs must be at least 1.", "zh": "--jobs 至少为 1。"},
+    "err.bad_timeout": {
+        "en": "--timeout must be a positive number of seconds.",
+        "zh": "--timeout 必须是正数（秒）。",
+    },
+    # doctor
+    "doctor.python": {"en": "Python", "zh": "Python"},
+    "doctor.torch": {"en": "torch", "zh": "torch"},
+    "doctor.not_installed": {"en": "not installed", "zh": "未安装"},
+    "doctor.recipes": {"en": "recipes", "zh": "条目数"},
+    "doctor.problems": {"en": "problems", "zh": "问题"},
+    "doctor.none": {"en": "none", "zh": "无"},
+    "doctor.devices": {"en": "devices", "zh": "设备"},
+    "doctor.packs": {"en": "packs", "zh": "扩展包"},
+    # TUI
+    "tui.filter": {"en": "Filter recipes (/)", "zh": "筛选条目（/）"},
+    "tui.all_tags": {"en": "all tags", "zh": "全部标签"},
+    "tui.device": {"en": "device", "zh": "设备"},
+    "tui.unavailable": {"en": "unavailable", "zh": "不可用"},
+    "tui.prose": {"en": "Prose", "zh": "正文"},
+    "tui.snippet": {"en": "Snippet", "zh": "代码"},
+    "tui.run": {"en": "Run", "zh": "运行"},
+    "tui.no_recipe": {"en": "Choose a recipe on the left.", "zh": "请在左侧选择一个条目。"},
+    "tui.running": {"en": "Running… (c cancels)", "zh": "运行中…（按 c 取消）"},
+    "tui.cancelled": {"en": "Cancelled.", "zh": "已取消。"},
+    "tui.help_title": {"en": "Keys", "zh": "快捷键"},
+    "tui.cannot_host": {
+        "en": (
+            "pitfalls tui needs an interactive terminal ({why}). Use `pitfalls list`, "
+            "`pitfalls show ID` or `pitfalls run ID` instead."
+        ),
+        "zh": (
+            "pitfalls tui 需要交互式终端（{why}）。请改用 `pitfalls list`、"
+            "`pitfalls show ID` 或 `pitfalls run ID`。"
+        ),
+    },
+}
+
+
+def choose_language(explicit: str | None = None, env: Mapping[str, str] | None = None) -> str:
+    """The language to use: an explicit choice, else PITFALLS_LANG, LANGUAGE, LC_ALL,
+    LC_MESSAGES, LANG (a value starting with `zh` means Chinese), else English."""
+    if explicit:
+        return explicit
+    env = os.environ if env is None else env
+    for name in ("PITFALLS_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name, "").strip()
+        if not value:
+            continue
+        first = value.split(":", 1)[0].lower()  # LANGUAGE is a colon-separated list
+        if name == "PITFALLS_LANG" and first in SUPPORTED:
+            return first
+        if first in ("c", "posix") or first.startswith(("c.", "posix.")):
+            continue  # the C locale says nothing about the reader's language
+        return "zh" if first.startswith("zh") else DEFAULT_LANG
+    return DEFAULT_LANG
+
+
+def t(key: str, lang: str, **values: object) -> str:
+    """The string `key` in `lang` (falling back to English), formatted with `values`."""
+    entry = STRINGS[key]
+    text = entry.get(lang) or entry[DEFAULT_LANG]
+    return text.format(**values) if values else text

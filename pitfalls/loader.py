@@ -1,0 +1,152 @@
+"""Reading one recipe folder into a `Recipe`: TOML and file presence only, never the snippet."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from pitfalls.model import COMPARISONS, DEVICE_TYPES, LANGS, SIDES, Expectation, Recipe
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on old Pythons
+    import tomli as tomllib
+
+ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+class RecipeError(ValueError):
+    """A recipe folder that cannot be loaded; the message says why."""
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file, turning syntax errors into a RecipeError with the line."""
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as err:
+        raise RecipeError(f"recipe.toml is not valid TOML: {err}") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise RecipeError(f"recipe.toml cannot be read: {err}") from None
+
+
+def _str_tuple(data: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise RecipeError(f"`{key}` must be a list of strings")
+    return tuple(value)
+
+
+def _lang_table(data: dict[str, Any], key: str) -> dict[str, str]:
+    value = data.get(key, {})
+    if isinstance(value, str):
+        return {"en": value}
+    if not isinstance(value, dict):
+        raise RecipeError(f"`{key}` must be a table with `en` and `zh` strings")
+    return {lang: str(value[lang]) for lang in LANGS if value.get(lang)}
+
+
+def parse_expectation(raw: Any, index: int) -> Expectation:
+    """Validate one `[[expect]]` table and build an Expectation."""
+    where = f"expectation #{index + 1}"
+    if not isinstance(raw, dict):
+        raise RecipeError(f"{where} must be a table")
+    side = raw.get("side")
+    if side not in SIDES:
+        raise RecipeError(f"{where}: `side` must be one of {', '.join(SIDES)}")
+    key = raw.get("key")
+    if not isinstance(key, str) or not key:
+        raise RecipeError(f"{where}: `key` (the observation's name) is missing")
+    ops = [op for op in COMPARISONS if op in raw]
+    if len(ops) != 1:
+        raise RecipeError(
+            f"{where} ({key}): needs exactly one comparison of {', '.join(COMPARISONS)}"
+        )
+    op = ops[0]
+    value = raw[op]
+    if op in ("lt", "le", "gt", "ge", "isclose") and (
+        isinstance(value, bool) or not isinstance(value, (int, float))
+    ):
+        raise RecipeError(f"{where} ({key}): `{op}` needs a number")
+    if op == "one_of" and not isinstance(value, list):
+        raise RecipeError(f"{where} ({key}): `one_of` needs a list")
+    if op == "raises":
+        if not isinstance(value, dict) or "type" not in value:
+            raise RecipeError(f"{where} ({key}): `raises` needs a table with `type` and `match`")
+    devices = _str_tuple(raw, "devices")
+    unknown = [d for d in devices if d not in DEVICE_TYPES]
+    if unknown:
+        raise RecipeError(f"{where} ({key}): unknown device type {unknown[0]!r}")
+    torch_range = raw.get("torch")
+    if torch_range is not None:
+        check_specifier(torch_range, where)
+    return Expectation(
+        side=side,
+        key=key,
+        op=op,
+        value=value,
+        rel_tol=raw.get("rel_tol"),
+        abs_tol=raw.get("abs_tol"),
+        torch=torch_range,
+        devices=devices,
+        why=str(raw.get("why", "")),
+    )
+
+
+def check_specifier(text: Any, where: str) -> None:
+    """Raise RecipeError unless `text` is a PEP 440 version range."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if not isinstance(text, str):
+        raise RecipeError(f"{where}: `torch` must be a version range such as \">=2.0\"")
+    try:
+        SpecifierSet(text)
+    except InvalidSpecifier:
+        raise RecipeError(f"{where}: `torch = {text!r}` is not a version range") from None
+
+
+def load_recipe(folder: Path, source: str = "built-in") -> Recipe:
+    """Load the recipe in `folder`, raising RecipeError with the reason if it is malformed."""
+    try:
+        present = set(os.listdir(folder))
+    except OSError as err:
+        raise RecipeError(f"cannot list the folder: {err.strerror}") from None
+    if "recipe.toml" not in present:
+        raise RecipeError("no recipe.toml")
+    data = read_toml(folder / "recipe.toml")
+    if "snippet.py" not in present:
+        raise RecipeError("no snippet.py")
+    if not any(f"{lang}.md" in present for lang in LANGS):
+        raise RecipeError("no prose: neither en.md nor zh.md")
+    recipe_id = data.get("id", folder.name)
+    if not isinstance(recipe_id, str) or not ID_PATTERN.match(recipe_id):
+        raise RecipeError(f"id {recipe_id!r} must be lowercase letters, digits and hyphens")
+    devices = _str_tuple(data, "devices") or DEVICE_TYPES
+    unknown = [d for d in devices if d not in DEVICE_TYPES]
+    if unknown:
+        raise RecipeError(f"unknown device type {unknown[0]!r} in `devices`")
+    torch_range = data.get("torch", "")
+    if torch_range:
+        check_specifier(torch_range, "recipe")
+    raw_expectations = data.get("expect", [])
+    if not isinstance(raw_expectations, list):
+        raise RecipeError("`expect` must be an array of tables ([[expect]])")
+    expectations = tuple(parse_expectation(raw, i) for i, raw in enumerate(raw_expectations))
+    return Recipe(
+        id=recipe_id,
+        path=folder,
+        title=_lang_table(data, "title"),
+        summary=_lang_table(data, "summary"),
+        aliases=tuple(a.lower() for a in _str_tuple(data, "aliases")),
+        tags=_str_tuple(data, "tags"),
+        devices=devices,
+        torch=torch_range,
+        references=_str_tuple(data, "references"),
+        expectations=expectations,
+        source=source,
+    )

@@ -1,0 +1,157 @@
+"""Rendering a run result, shared by the CLI and the TUI: rich renderables and plain lines.
+
+Verdicts use ✓ and ✗ symbols as well as colour, so that they read without colour too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from pitfalls.i18n import t
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+    from pitfalls.runner.result import RunResult
+
+
+def format_value(value: Any) -> str:
+    """A compact, stable text form of an observation."""
+    if isinstance(value, float):
+        return repr(value) if value != value or value in (float("inf"), float("-inf")) else (
+            f"{value:.6g}"
+        )
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "—"
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def mark(ok: bool) -> str:
+    """✓ or ✗."""
+    return "✓" if ok else "✗"
+
+
+def verdict_text(result: RunResult, lang: str) -> str:
+    """One line that says what the run showed."""
+    if result.skipped:
+        return t("run.skipped", lang, reason=result.skipped)
+    if result.error:
+        return t("run.verdict.error", lang, message=result.error.get("message", ""))
+    if not result.reproduced:
+        return t("run.verdict.not_reproduced", lang)
+    if not result.fixed:
+        return t("run.verdict.not_fixed", lang)
+    return t("run.verdict.held", lang)
+
+
+def environment_text(result: RunResult, lang: str) -> str:
+    """`on cpu (x86_64), torch 2.13.0, Python 3.11.7`."""
+    env = result.environment
+    return t(
+        "run.env",
+        lang,
+        device=result.device or result.requested_device,
+        device_name=env.get("device_name") or "?",
+        torch=env.get("torch") or "?",
+        python=env.get("python") or "?",
+    )
+
+
+def notes(result: RunResult, lang: str) -> list[str]:
+    """Notices shown beside the verdict: torch out of range, undeclared device."""
+    found = []
+    if result.torch_in_range is False:
+        found.append(
+            t("run.out_of_range", lang, torch=result.torch_version, range=result.recipe.torch)
+        )
+    device = result.device or result.requested_device
+    if not result.skipped and result.device and not result.recipe.supports_device(device):
+        found.append(
+            t(
+                "run.device_not_declared",
+                lang,
+                devices=", ".join(result.recipe.devices),
+                device=device,
+            )
+        )
+    return found
+
+
+def observation_rows(result: RunResult) -> list[tuple[str, str, str]]:
+    """(name, problem value, fix value) for every observation of either side."""
+    problem = result.problem or {}
+    fix = result.fix or {}
+    names = list(dict.fromkeys([*problem, *fix]))
+    return [
+        (
+            name,
+            format_value(problem[name]) if name in problem else "",
+            format_value(fix[name]) if name in fix else "",
+        )
+        for name in names
+    ]
+
+
+def plain_lines(result: RunResult, lang: str) -> list[str]:
+    """The result as plain, tab-separated lines for pipes and NO_COLOR."""
+    lines = [f"{result.recipe.id}\t{environment_text(result, lang)}"]
+    problem_label, fix_label = t("run.problem", lang), t("run.fix", lang)
+    lines.append(f"{t('run.observation', lang)}\t{problem_label}\t{fix_label}")
+    lines.extend("\t".join(row) for row in observation_rows(result))
+    for check in result.checks:
+        state = mark(check.holds) if check.applies else "-"
+        side = t(f"run.{check.expectation.side}", lang)
+        extra = f"\t{check.reason}" if check.reason else ""
+        lines.append(f"{state}\t{side}\t{check.expectation.describe()}{extra}")
+    lines.append(
+        f"{t('run.reproduced', lang)}\t{t('run.yes' if result.reproduced else 'run.no', lang)}"
+    )
+    lines.append(f"{t('run.fixed', lang)}\t{t('run.yes' if result.fixed else 'run.no', lang)}")
+    lines.extend(notes(result, lang))
+    lines.append(verdict_text(result, lang))
+    return lines
+
+
+def result_renderable(result: RunResult, lang: str) -> RenderableType:
+    """The result as a rich renderable: observations side by side, checks, verdict."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    parts: list[Any] = [Text(f"{result.recipe.id} · {environment_text(result, lang)}", "dim")]
+    table = Table(expand=False, show_edge=False, pad_edge=False)
+    table.add_column(t("run.observation", lang), style="bold", overflow="fold")
+    table.add_column(t("run.problem", lang), style="red", overflow="fold")
+    table.add_column(t("run.fix", lang), style="green", overflow="fold")
+    for row in observation_rows(result):
+        table.add_row(*row)
+    if table.row_count:
+        parts.append(table)
+    if result.checks:
+        checks = Table(title=t("run.expectations", lang), show_header=False, show_edge=False)
+        checks.add_column("", width=1)
+        checks.add_column("")
+        checks.add_column("", overflow="fold")
+        for check in result.checks:
+            if not check.applies:
+                symbol = Text("-", "dim")
+                detail = Text(t("run.n_a", lang), "dim")
+            else:
+                symbol = Text(mark(check.holds), "green" if check.holds else "bold red")
+                detail = Text(check.reason or "", "red")
+            side = t(f"run.{check.expectation.side}", lang)
+            checks.add_row(symbol, f"{side}: {check.expectation.describe()}", detail)
+        parts.append(checks)
+    for note in notes(result, lang):
+        parts.append(Text(note, "yellow"))
+    style = "bold green" if result.status == "held" else "bold red"
+    if result.skipped:
+        style = "yellow"
+    parts.append(Text(verdict_text(result, lang), style))
+    return Group(*parts)

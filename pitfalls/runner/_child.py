@@ -1,0 +1,410 @@
+"""The child side of the runner: the only code that imports torch.
+
+This file runs as a script in the interpreter chosen for snippets (the current one, or the
+one named by `--python`), which may not have pitfalls installed, so it uses the standard
+library alone. It has two modes:
+
+- `serve FD`: a fork server. It imports torch once, then forks one fresh child per request
+  received on the Unix socket FD, so that running many recipes pays torch's import once while
+  each recipe still runs isolated in its own process and session (Linux).
+- `run REQUEST_JSON RESULT_FD`: run one recipe in this very process (spawn mode: macOS, where
+  fork breaks MPS, and Windows).
+
+A request is JSON: {"task": int, "snippet": path, "device": str, "threads": int | null,
+"timeout": float, "probe": bool}. The result, written as one JSON document to the result
+pipe, holds the environment, the resolved device, the problem's and the fix's observations,
+and an `error` object when something went wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+
+MAX_RESULT_BYTES = 1 << 20
+EXIT_RESULT_WRITTEN = 0
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0] if text else ""
+
+
+def _error(kind: str, stage: str, message: str, err: BaseException | None = None) -> dict:
+    data = {"kind": kind, "stage": stage, "message": message}
+    if err is not None:
+        data["type"] = type(err).__name__
+        data["traceback"] = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    return data
+
+
+def _environment(torch) -> dict:
+    import platform
+    from importlib import metadata
+
+    env = {
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "platform": platform.platform(terse=True),
+        "torch": getattr(torch, "__version__", None),
+        "cuda": getattr(torch.version, "cuda", None),
+        "numpy": None,
+        "device_name": None,
+    }
+    try:
+        env["numpy"] = metadata.version("numpy")
+    except Exception:
+        pass
+    return env
+
+
+def _available_devices(torch) -> list[str]:
+    devices = ["cpu"]
+    try:
+        if torch.cuda.is_available():
+            for index in range(torch.cuda.device_count()):
+                devices.append(f"cuda:{index} ({torch.cuda.get_device_name(index)})")
+    except Exception:
+        pass
+    try:
+        if torch.backends.mps.is_available():
+            devices.append("mps")
+    except Exception:
+        pass
+    return devices
+
+
+def _resolve_device(torch, wanted: str) -> tuple[str | None, str]:
+    """Map `auto`/`cuda`/`cuda:N`/`mps`/`cpu` to a usable device, or (None, reason)."""
+    cuda_ok = False
+    try:
+        cuda_ok = bool(torch.cuda.is_available())
+    except Exception:
+        cuda_ok = False
+    mps_ok = False
+    try:
+        mps_ok = bool(torch.backends.mps.is_available())
+    except Exception:
+        mps_ok = False
+    if wanted == "auto":
+        return ("cuda" if cuda_ok else "mps" if mps_ok else "cpu"), ""
+    if wanted == "cpu":
+        return "cpu", ""
+    if wanted == "mps":
+        return ("mps", "") if mps_ok else (None, "MPS is not available")
+    if wanted.startswith("cuda"):
+        if not cuda_ok:
+            return None, "CUDA is not available"
+        index = int(wanted.split(":", 1)[1]) if ":" in wanted else 0
+        count = torch.cuda.device_count()
+        if index >= count:
+            return None, f"there is no CUDA device {index} ({count} found)"
+        return wanted, ""
+    return None, f"unknown device {wanted!r}"
+
+
+def _check_json(name: str, observations: object) -> str | None:
+    """Why `observations` cannot travel as JSON, or None when they can."""
+    if not isinstance(observations, dict):
+        return f"{name}() returned {type(observations).__name__}, not a dict of observations"
+    for key, value in observations.items():
+        if not isinstance(key, str):
+            return f"{name}() returned a non-string observation name {key!r}"
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            kind = type(value).__name__
+            return (
+                f"{name}() observation {key!r} is a {kind}, not a plain value; "
+                "return numbers, bools, strings or lists (use .item() or .tolist())"
+            )
+    return None
+
+
+def execute(request: dict) -> dict:
+    """Run one request in this process and return the result document."""
+    started = time.monotonic()
+    result: dict = {"task": request.get("task"), "device": None, "problem": None, "fix": None}
+    result["error"] = None
+    try:
+        import torch
+    except Exception as err:  # ImportError, or a broken install raising anything
+        result["environment"] = {"python": sys.version.split()[0], "torch": None}
+        result["error"] = _error(
+            "torch_missing", "import", f"torch cannot be imported: {_first_line(err)}"
+        )
+        return result
+    result["environment"] = _environment(torch)
+    threads = request.get("threads")
+    if threads:
+        torch.set_num_threads(int(threads))
+    device, reason = _resolve_device(torch, request.get("device", "cpu"))
+    result["available_devices"] = _available_devices(torch)
+    if device is None:
+        result["error"] = _error("device_unavailable", "device", reason)
+        return result
+    result["device"] = device
+    if device.startswith("cuda"):
+        index = int(device.split(":", 1)[1]) if ":" in device else 0
+        result["environment"]["device_name"] = torch.cuda.get_device_name(index)
+    elif device == "mps":
+        result["environment"]["device_name"] = "Apple MPS"
+    else:
+        import platform
+
+        result["environment"]["device_name"] = platform.processor() or platform.machine()
+    if request.get("probe"):
+        return result
+    snippet = request["snippet"]
+    try:
+        module = _import_snippet(snippet)
+    except Exception as err:
+        result["error"] = _error("exception", "import", f"{type(err).__name__}: {err}", err)
+        return result
+    missing = [name for name in ("problem", "fix") if not callable(getattr(module, name, None))]
+    if missing:
+        names = " and ".join(f"{m}(device)" for m in missing)
+        result["error"] = _error("missing_function", "import", f"snippet.py defines no {names}")
+        return result
+    timings = {}
+    for side in ("problem", "fix"):
+        side_started = time.monotonic()
+        print(f"--- {side}({device!r}) ---", flush=True)
+        try:
+            observations = getattr(module, side)(device)
+        except Exception as err:
+            result["error"] = _error("exception", side, f"{type(err).__name__}: {err}", err)
+            return result
+        finally:
+            timings[side] = round(time.monotonic() - side_started, 4)
+            result["timings"] = timings
+        problem_text = _check_json(side, observations)
+        if problem_text:
+            result["error"] = _error("bad_observations", side, problem_text)
+            return result
+        result[side] = observations
+    result["timings"]["total"] = round(time.monotonic() - started, 4)
+    return result
+
+
+def _import_snippet(path: str):
+    """Import snippet.py as the module `snippet`, its folder first on sys.path.
+
+    A real module name (not `__main__`) keeps the standalone block from running, and lets
+    spawn-started DataLoader workers import the snippet's classes again by name.
+    """
+    import importlib.util
+
+    folder = os.path.dirname(os.path.abspath(path))
+    sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location("snippet", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["snippet"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _encode(result: dict) -> bytes:
+    try:
+        data = json.dumps(result, allow_nan=True).encode("utf-8")
+    except (TypeError, ValueError) as err:
+        result = {k: result.get(k) for k in ("task", "device", "environment")}
+        result["error"] = _error("bad_observations", "result", f"result is not JSON: {err}")
+        data = json.dumps(result).encode("utf-8")
+    if len(data) > MAX_RESULT_BYTES:
+        result = {k: result.get(k) for k in ("task", "device", "environment")}
+        message = f"observations are too large ({len(data)} bytes; the limit is {MAX_RESULT_BYTES})"
+        result["error"] = _error("bad_observations", "result", message)
+        data = json.dumps(result).encode("utf-8")
+    return data
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _prepare_child_process() -> None:
+    """Reset what a forked child inherits from the server before running a snippet."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        # Children of a forked child inherit the server's start method; DataLoader workers
+        # must be this child's own children (fork), or a kill of the group misses them.
+        import multiprocessing
+
+        multiprocessing.set_start_method("fork", force=True)
+
+
+def _run_forked(request: dict, out_fd: int, result_fd: int, control_fd: int) -> None:
+    """Body of a forked child: never returns."""
+    code = 70
+    try:
+        os.setsid()
+        os.close(control_fd)
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        os.close(out_fd)
+        _prepare_child_process()
+        sys.stdout.reconfigure(line_buffering=True)
+        sys.stderr.reconfigure(line_buffering=True)
+        result = execute(request)
+        _write_all(result_fd, _encode(result))
+        os.close(result_fd)
+        code = EXIT_RESULT_WRITTEN
+    except BaseException:  # noqa: BLE001 - a forked child must never return into the server
+        try:
+            traceback.print_exc()
+        except Exception:
+            pass
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:
+            pass
+        os._exit(code)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def serve(control_fd: int) -> None:
+    """The fork server's loop: import torch once, fork a child per request, report exits."""
+    import select
+    import socket
+
+    sock = socket.socket(fileno=control_fd)
+
+    def send(message: dict) -> None:
+        try:
+            sock.send(json.dumps(message).encode("utf-8"))
+        except OSError:
+            pass
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
+    try:
+        import torch
+    except Exception as err:
+        send({"event": "ready", "torch": None, "error": _first_line(err) or type(err).__name__})
+        return
+    if sys.platform.startswith("linux"):
+        _become_subreaper()
+    send({"event": "ready", "torch": torch.__version__, "python": sys.version.split()[0]})
+    running: dict[int, dict] = {}  # pid -> {"task", "deadline", "timed_out"}
+    closing = False
+    while not closing or running:
+        readable, _, _ = select.select([sock] if not closing else [], [], [], 0.02)
+        if readable:
+            try:
+                data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 2)
+            except OSError:
+                data, fds = b"", []
+            if not data:
+                closing = True
+                for pid in running:
+                    _kill_group(pid)
+            else:
+                message = json.loads(data)
+                if message.get("op") == "run" and len(fds) == 2:
+                    out_fd, result_fd = fds
+                    pid = os.fork()
+                    if pid == 0:
+                        _run_forked(message, out_fd, result_fd, sock.fileno())
+                    os.close(out_fd)
+                    os.close(result_fd)
+                    timeout = float(message.get("timeout") or 0)
+                    deadline = time.monotonic() + timeout if timeout > 0 else None
+                    running[pid] = {"task": message["task"], "deadline": deadline}
+                    send({"event": "started", "task": message["task"], "pid": pid})
+                elif message.get("op") == "cancel":
+                    for pid, info in running.items():
+                        if info["task"] == message.get("task"):
+                            info["cancelled"] = True
+                            _kill_group(pid)
+                else:
+                    for fd in fds:
+                        os.close(fd)
+        now = time.monotonic()
+        for pid, info in running.items():
+            if info.get("deadline") and now > info["deadline"] and not info.get("timed_out"):
+                info["timed_out"] = True
+                _kill_group(pid)
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            info = running.pop(pid, None)
+            if info is None:
+                continue  # an orphan adopted as subreaper: reaped, nothing to report
+            _kill_group(pid)  # whatever the snippet left behind in its group
+            send(
+                {
+                    "event": "exited",
+                    "task": info["task"],
+                    "returncode": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                    "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                    "timed_out": bool(info.get("timed_out")),
+                    "cancelled": bool(info.get("cancelled")),
+                }
+            )
+
+
+def _become_subreaper() -> None:
+    """Adopt orphans of the children, so that a snippet's escaped grandchildren are reaped."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_child_subreaper = 36
+        libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+    except Exception:
+        pass
+
+
+def run_here(request_json: str, result_fd: int) -> None:
+    """Spawn mode: run one request in this process and write the result to RESULT_FD."""
+    _prepare_child_process()
+    try:
+        sys.stdout.reconfigure(line_buffering=True)
+        sys.stderr.reconfigure(line_buffering=True)
+    except Exception:
+        pass
+    result = execute(json.loads(request_json))
+    _write_all(result_fd, _encode(result))
+    os.close(result_fd)
+
+
+def _result_fd_from_arg(arg: str) -> int:
+    if os.name == "nt":  # pragma: no cover - Windows passes a handle, not a descriptor
+        import msvcrt
+
+        return msvcrt.open_osfhandle(int(arg), 0)
+    return int(arg)
+
+
+if __name__ == "__main__":
+    # The runner's own folder must not shadow modules that torch or the snippet import.
+    if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
+        sys.path.pop(0)
+    if sys.argv[1:2] == ["serve"]:
+        serve(int(sys.argv[2]))
+    elif sys.argv[1:2] == ["run"]:
+        run_here(sys.argv[2], _result_fd_from_arg(sys.argv[3]))
+    else:
+        sys.stderr.write("usage: _child.py serve FD | run REQUEST_JSON RESULT_FD\n")
+        sys.exit(2)

@@ -1,0 +1,149 @@
+"""Deciding `reproduced` and `fixed` from observations: the claim is data, never hard-coded."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from pitfalls.model import Expectation, Recipe
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Check:
+    """One expectation evaluated against the observations of one run."""
+
+    expectation: Expectation
+    applies: bool
+    holds: bool
+    actual: Any
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form, as `run --json` prints it."""
+        data = self.expectation.to_dict()
+        data.update(
+            {
+                "description": self.expectation.describe(),
+                "applies": self.applies,
+                "holds": self.holds,
+                "actual": None if self.actual is _MISSING else self.actual,
+            }
+        )
+        if self.reason:
+            data["reason"] = self.reason
+        return data
+
+
+def version_in_range(version: str | None, spec: str) -> bool | None:
+    """Whether `version` lies in the PEP 440 range `spec`; None when either is unknown."""
+    if not spec:
+        return True
+    if not version:
+        return None
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return SpecifierSet(spec).contains(Version(version), prereleases=True)
+    except (InvalidSpecifier, InvalidVersion):
+        return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _as_list(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _equal(actual: Any, wanted: Any) -> bool:
+    # bool is an int in Python; `True == 1` must not satisfy `equals = true` for a count.
+    if isinstance(wanted, bool) or isinstance(actual, bool):
+        return isinstance(actual, bool) and isinstance(wanted, bool) and actual is wanted
+    if _is_number(actual) and _is_number(wanted):
+        return actual == wanted
+    if isinstance(actual, (list, tuple)) and isinstance(wanted, (list, tuple)):
+        return len(actual) == len(wanted) and all(map(_equal, actual, wanted))
+    return type(actual) is type(wanted) and actual == wanted
+
+
+def compare(exp: Expectation, actual: Any) -> tuple[bool, str]:
+    """Apply the expectation's comparison to an observed value: (holds, reason if not)."""
+    op, wanted = exp.op, exp.value
+    if op == "equals":
+        return _equal(actual, wanted), ""
+    if op == "one_of":
+        return any(_equal(actual, w) for w in wanted), ""
+    if op in ("lt", "le", "gt", "ge", "isclose"):
+        if not _is_number(actual):
+            return False, f"expected a number, got {type(actual).__name__}"
+        if op == "isclose":
+            rel = exp.rel_tol if exp.rel_tol is not None else 1e-9
+            absolute = exp.abs_tol if exp.abs_tol is not None else 0.0
+            return math.isclose(actual, wanted, rel_tol=rel, abs_tol=absolute), ""
+        result = {
+            "lt": actual < wanted,
+            "le": actual <= wanted,
+            "gt": actual > wanted,
+            "ge": actual >= wanted,
+        }[op]
+        return bool(result), ""
+    if op == "contains":
+        if isinstance(actual, str):
+            return isinstance(wanted, str) and wanted in actual, ""
+        if isinstance(actual, (list, tuple)):
+            return any(_equal(item, wanted) for item in actual), ""
+        return False, f"expected a string or a list, got {type(actual).__name__}"
+    if op == "raises":
+        if not isinstance(actual, str) or not actual.strip():
+            return False, "expected an exception observed as 'Type: message'"
+        type_name, _, message = actual.partition(": ")
+        types = _as_list(wanted.get("type"))
+        if type_name.strip() not in types:
+            return False, f"raised {type_name.strip() or 'nothing'}, not {' or '.join(types)}"
+        matches = [m for m in _as_list(wanted.get("match", "")) if m is not None]
+        if matches and not any(m in message for m in matches):
+            return False, "the message does not contain the expected text"
+        return True, ""
+    return False, f"unknown comparison {op!r}"
+
+
+def evaluate(
+    recipe: Recipe,
+    problem: dict[str, Any] | None,
+    fix: dict[str, Any] | None,
+    torch_version: str | None,
+    device_type: str,
+) -> tuple[list[Check], bool, bool]:
+    """Check every expectation; returns (checks, reproduced, fixed).
+
+    A side holds when every expectation that applies to this torch and device holds, and at
+    least one applies: a side with nothing to check never counts as holding.
+    """
+    observations = {"problem": problem or {}, "fix": fix or {}}
+    checks: list[Check] = []
+    for exp in recipe.expectations:
+        applies = (not exp.devices or device_type in exp.devices) and bool(
+            version_in_range(torch_version, exp.torch or "")
+        )
+        actual = observations[exp.side].get(exp.key, _MISSING)
+        if not applies:
+            checks.append(Check(exp, False, False, actual, "does not apply here"))
+            continue
+        if actual is _MISSING:
+            checks.append(Check(exp, True, False, actual, f"no observation named {exp.key!r}"))
+            continue
+        holds, reason = compare(exp, actual)
+        checks.append(Check(exp, True, holds, actual, reason))
+
+    def side_holds(side: str) -> bool:
+        applicable = [c for c in checks if c.applies and c.expectation.side == side]
+        return bool(applicable) and all(c.holds for c in applicable)
+
+    reproduced = problem is not None and side_holds("problem")
+    fixed = fix is not None and side_holds("fix")
+    return checks, reproduced, fixed

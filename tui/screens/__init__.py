@@ -1,0 +1,1 @@
+"""The pitfalls Textual app, installed as `pitfalls.tui`."""
