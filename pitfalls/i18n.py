@@ -72,7 +72,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "✗ The fix did not hold here.",
         "zh": "✗ 修复在这里没有生效。",
     },
-    "run.verdict.error": {"en": "✗ The snippet failed: {message}", "zh": "✗ 代码运行失败：{message}"},
+    "run.verdict.error": {
+        "en": "✗ The snippet failed: {message}",
+        "zh": "✗ 代码运行失败：{message}",
+    },
     "run.env": {
         "en": "on {device} ({device_name}), torch {torch}, Python {python}",
         "zh": "设备 {device}（{device_name}），torch {torch}，Python {python}",
@@ -131,8 +134,8 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{id}：代码运行失败（{kind}）：{message}",
     },
     "err.bad_lang": {
-        "en": "Unknown language {lang!r}; use en or zh.",
-        "zh": "未知语言 {lang!r}；请使用 en 或 zh。",
+        "en": "Unknown language {name!r}; use en or zh.",
+        "zh": "未知语言 {name!r}；请使用 en 或 zh。",
     },
     "err.load_problem": {
         "en": "pitfalls: skipped {path}: {reason}",
@@ -151,6 +154,53 @@ STRINGS: dict[str, dict[str, str]] = {
     "err.bad_timeout": {
         "en": "--timeout must be a positive number of seconds.",
         "zh": "--timeout 必须是正数（秒）。",
+    },
+    # new / lint
+    "new.created": {
+        "en": "Created {path}/ with recipe.toml, en.md, zh.md and snippet.py.",
+        "zh": "已创建 {path}/，包含 recipe.toml、en.md、zh.md 和 snippet.py。",
+    },
+    "new.next": {
+        "en": (
+            "Next: fill in every TODO, then `pitfalls lint {path}` and "
+            "`PITFALLS_PATH={parent} pitfalls run {id}`."
+        ),
+        "zh": (
+            "接下来：填写所有 TODO，然后运行 `pitfalls lint {path}` 和 "
+            "`PITFALLS_PATH={parent} pitfalls run {id}`。"
+        ),
+    },
+    "new.exists": {
+        "en": "{path} already exists; choose another id or --dir (nothing was overwritten).",
+        "zh": "{path} 已存在；请换一个编号或 --dir（没有覆盖任何文件）。",
+    },
+    "new.bad_id": {
+        "en": "{id!r} is not a valid id: use lowercase letters, digits and single hyphens.",
+        "zh": "{id!r} 不是有效的编号：只能用小写字母、数字和单个连字符。",
+    },
+    "new.cannot_write": {
+        "en": "Cannot create {path}: {reason}. Check --dir.",
+        "zh": "无法创建 {path}：{reason}。请检查 --dir。",
+    },
+    "new.clash": {
+        "en": "Note: {id!r} is already a built-in id or alias; `pitfalls lint` will flag it.",
+        "zh": "注意：{id!r} 已是内置条目的编号或别名；`pitfalls lint` 会报告此问题。",
+    },
+    "lint.bad_path": {
+        "en": "{path} is not a folder. Pass recipe folders or folders of recipe folders.",
+        "zh": "{path} 不是文件夹。请传入条目文件夹，或包含条目文件夹的文件夹。",
+    },
+    "lint.no_recipes": {
+        "en": "No recipe folders in {path}.",
+        "zh": "{path} 中没有条目文件夹。",
+    },
+    "lint.summary": {
+        "en": "Checked {recipes} recipe folder(s): {errors} error(s), {warnings} warning(s).",
+        "zh": "已检查 {recipes} 个条目：{errors} 个错误，{warnings} 个警告。",
+    },
+    "lint.clean": {
+        "en": "Checked {recipes} recipe folder(s): no findings.",
+        "zh": "已检查 {recipes} 个条目：未发现问题。",
     },
     # doctor
     "doctor.python": {"en": "Python", "zh": "Python"},
@@ -173,6 +223,84 @@ STRINGS: dict[str, dict[str, str]] = {
     "tui.running": {"en": "Running… (c cancels)", "zh": "运行中…（按 c 取消）"},
     "tui.cancelled": {"en": "Cancelled.", "zh": "已取消。"},
     "tui.help_title": {"en": "Keys", "zh": "快捷键"},
+    "tui.title": {"en": "pitfalls", "zh": "pitfalls"},
+    "tui.subtitle": {"en": "PyTorch pitfalls you can run", "zh": "可以动手运行的 PyTorch 陷阱"},
+    "tui.count": {"en": "{shown} of {total} recipes", "zh": "{shown} / {total} 个条目"},
+    "tui.no_match": {
+        "en": "No recipe matches the filter. Esc clears it.",
+        "zh": "没有条目匹配筛选条件。按 Esc 清除。",
+    },
+    "tui.info": {"en": "Recipe", "zh": "条目信息"},
+    "tui.output": {"en": "Run", "zh": "运行"},
+    "tui.verify": {"en": "Verify", "zh": "验证"},
+    "tui.summary": {"en": "summary", "zh": "摘要"},
+    "tui.source": {"en": "source", "zh": "来源"},
+    "tui.probing": {"en": "probing devices…", "zh": "正在检测设备…"},
+    "tui.torch_version": {"en": "torch {version}", "zh": "torch {version}"},
+    "tui.no_torch": {
+        "en": "runner unavailable: {reason}",
+        "zh": "无法运行代码：{reason}",
+    },
+    "tui.idle": {
+        "en": "Press r to run {id} on the chosen device; c cancels a run.",
+        "zh": "按 r 在所选设备上运行 {id}；按 c 取消运行。",
+    },
+    "tui.open_first": {
+        "en": "Open a recipe first: choose it in the list and press Enter.",
+        "zh": "请先打开一个条目：在列表中选中后按回车。",
+    },
+    "tui.busy": {
+        "en": "Something is already running; press c to cancel it.",
+        "zh": "已有任务在运行；按 c 取消。",
+    },
+    "tui.nothing_to_cancel": {"en": "Nothing is running.", "zh": "当前没有运行中的任务。"},
+    "tui.device_unavailable": {
+        "en": "{device} is not available here.",
+        "zh": "此处不可用 {device}。",
+    },
+    "tui.run_failed": {"en": "The run failed", "zh": "运行失败"},
+    "tui.error_kind": {"en": "{kind}: {message}", "zh": "{kind}：{message}"},
+    "tui.verify_idle": {
+        "en": "Press v to check every recipe's claim on the chosen device.",
+        "zh": "按 v 在所选设备上验证所有条目的结论。",
+    },
+    "tui.verify_running": {
+        "en": "Verifying on {device}… (c cancels)",
+        "zh": "正在 {device} 上验证…（按 c 取消）",
+    },
+    "tui.verify_status": {"en": "status", "zh": "状态"},
+    "tui.status.held": {"en": "held", "zh": "成立"},
+    "tui.status.claim_failed": {"en": "claim failed", "zh": "结论不成立"},
+    "tui.status.error": {"en": "failed to run", "zh": "运行失败"},
+    "tui.status.unavailable": {"en": "unavailable", "zh": "不可用"},
+    "tui.status.skipped": {"en": "skipped", "zh": "已跳过"},
+    "tui.palette.open": {"en": "Open: {title}", "zh": "打开：{title}"},
+    "tui.palette.run": {"en": "Run: {title}", "zh": "运行：{title}"},
+    "tui.palette.help": {"en": "recipe {id}", "zh": "条目 {id}"},
+    "tui.help_intro": {
+        "en": (
+            "Letter keys work whenever the filter is not focused, so typing in the filter "
+            "never triggers them. Press / to filter and Esc to leave the filter."
+        ),
+        "zh": "筛选框未获得焦点时，字母快捷键才生效，因此在筛选框中输入不会触发它们。"
+        "按 / 进入筛选框，按 Esc 离开。",
+    },
+    "tui.help_close": {"en": "Esc or ? closes this help.", "zh": "按 Esc 或 ? 关闭帮助。"},
+    "tui.col.key": {"en": "key", "zh": "按键"},
+    "tui.col.action": {"en": "action", "zh": "操作"},
+    "tui.key.quit": {"en": "Quit", "zh": "退出"},
+    "tui.key.help": {"en": "Help", "zh": "帮助"},
+    "tui.key.lang": {"en": "中文", "zh": "English"},
+    "tui.key.device": {"en": "Device", "zh": "设备"},
+    "tui.key.filter": {"en": "Filter", "zh": "筛选"},
+    "tui.key.leave": {"en": "Leave filter", "zh": "离开筛选框"},
+    "tui.key.tag": {"en": "Tag", "zh": "标签"},
+    "tui.key.run": {"en": "Run", "zh": "运行"},
+    "tui.key.cancel": {"en": "Cancel run", "zh": "取消运行"},
+    "tui.key.verify": {"en": "Verify all", "zh": "全部验证"},
+    "tui.key.palette": {"en": "Commands", "zh": "命令"},
+    "tui.key.open": {"en": "Open recipe", "zh": "打开条目"},
+    "tui.key.tabs": {"en": "Next / previous tab", "zh": "下一个 / 上一个标签页"},
     "tui.cannot_host": {
         "en": (
             "pitfalls tui needs an interactive terminal ({why}). Use `pitfalls list`, "

@@ -103,7 +103,7 @@ def check_specifier(text: Any, where: str) -> None:
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     if not isinstance(text, str):
-        raise RecipeError(f"{where}: `torch` must be a version range such as \">=2.0\"")
+        raise RecipeError(f'{where}: `torch` must be a version range such as ">=2.0"')
     try:
         SpecifierSet(text)
     except InvalidSpecifier:

@@ -72,7 +72,6 @@ def path_sources(env: str | None = None) -> list[Source]:
 def pack_sources(problems: list[LoadProblem]) -> list[Source]:
     """Installed packs, located without importing their code where possible."""
     from importlib.metadata import entry_points
-    from importlib.util import find_spec
 
     sources: list[Source] = []
     try:
@@ -84,17 +83,39 @@ def pack_sources(problems: list[LoadProblem]) -> list[Source]:
         label = f"pack:{point.name}"
         module = point.value.split(":", 1)[0].strip()
         try:
-            spec = find_spec(module)
+            locations = _package_folders(module)
         except Exception as err:  # an import error in the pack's parent package
             problems.append(LoadProblem(module, f"pack {point.name!r} is broken: {err}", label))
             continue
-        locations = list(spec.submodule_search_locations or []) if spec else []
         if not locations:
             reason = f"pack {point.name!r} names {module!r}, which is not an installed package"
             problems.append(LoadProblem(module, reason, label))
             continue
         sources.extend(Source(Path(loc), label) for loc in locations)
     return sources
+
+
+def _package_folders(module: str) -> list[str]:
+    """The folders of the package `module`, found without running its parents' __init__.py.
+
+    A pack's top-level package may import torch or worse; listing recipes must not. Only a
+    package that plain sys.path folders cannot locate (an editable install's finder, a zip)
+    falls back to importlib's find_spec, which imports the parent packages.
+    """
+    from importlib.machinery import PathFinder
+    from importlib.util import find_spec
+
+    parts = module.split(".")
+    search: list[str] | None = None
+    for depth in range(1, len(parts) + 1):
+        spec = PathFinder.find_spec(".".join(parts[:depth]), search)
+        if spec is None or spec.submodule_search_locations is None:
+            break
+        search = list(spec.submodule_search_locations)
+    else:
+        return search or []
+    spec = find_spec(module)
+    return list(spec.submodule_search_locations or []) if spec else []
 
 
 def _recipe_folders(folder: Path) -> Iterator[Path]:

@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 def format_value(value: Any) -> str:
     """A compact, stable text form of an observation."""
     if isinstance(value, float):
-        return repr(value) if value != value or value in (float("inf"), float("-inf")) else (
-            f"{value:.6g}"
+        return (
+            repr(value)
+            if value != value or value in (float("inf"), float("-inf"))
+            else (f"{value:.6g}")
         )
     if isinstance(value, str):
         return value

@@ -29,7 +29,14 @@ _STOPWORDS = frozenset(
 )
 
 # Where a match counts most: the id and aliases, then title and tags, then summary and prose.
-FIELD_WEIGHTS = {"name": 6.0, "title": 4.0, "tags": 3.0, "summary": 2.0, "prose": 1.0}
+FIELD_WEIGHTS = {
+    "name": 6.0,
+    "title": 4.0,
+    "tags": 3.0,
+    "symptom": 3.0,  # the first section quotes what users see: the error they paste
+    "summary": 2.0,
+    "prose": 1.0,
+}
 
 
 def tokens(text: str) -> list[str]:
@@ -58,8 +65,12 @@ class Hit:
 
 
 def _fields(recipe: Recipe) -> dict[str, str]:
-    prose = " ".join(recipe.prose(lang) or "" for lang in LANGS)
+    texts = [recipe.prose(lang) or "" for lang in LANGS]
+    prose = " ".join(texts)
+    # Prose opens with `## Symptom`: everything before the second heading.
+    symptom = " ".join(text.split("\n## ", 1)[0] for text in texts)
     return {
+        "symptom": symptom,
         "name": " ".join([recipe.id, *recipe.aliases]),
         "title": " ".join(recipe.title.values()),
         "tags": " ".join(recipe.tags),
@@ -74,11 +85,19 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     recipes = list(recipes)
     if not wanted or not recipes:
         return []
+    wanted_pairs = set(zip(wanted_sequence := tokens(query), wanted_sequence[1:]))
     indexed = []
+    pairs_of: dict[str, set[tuple[str, str]]] = {}
+    symptom_pairs_of: dict[str, set[tuple[str, str]]] = {}
     for recipe in recipes:
-        per_field = {name: set(tokens(text)) for name, text in _fields(recipe).items()}
+        texts = _fields(recipe)
+        sequences = {name: tokens(text) for name, text in texts.items()}
+        per_field = {name: set(seq) for name, seq in sequences.items()}
         # Also match inside names, so that `clamp` finds `clamp-before-log`.
         per_field["name"] |= set(re.split(r"[-\s]+", per_field_text(recipe)))
+        symptom = sequences["symptom"]
+        symptom_pairs_of[recipe.id] = set(zip(symptom, symptom[1:]))
+        pairs_of[recipe.id] = {pair for seq in sequences.values() for pair in zip(seq, seq[1:])}
         indexed.append((recipe, per_field))
     document_frequency = {
         token: sum(1 for _, fields in indexed if any(token in f for f in fields.values()))
@@ -102,6 +121,9 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
             continue
         coverage = sum(1 for t in wanted if any(t in f for f in fields.values())) / len(wanted)
         score *= 0.5 + coverage  # a recipe that explains most of the message ranks first
+        # Word pairs in the query's order: a pasted error message quoted in the prose wins.
+        score += 2.0 * len(wanted_pairs & pairs_of[recipe.id])
+        score += 1.0 * len(wanted_pairs & symptom_pairs_of[recipe.id])
         if compact_query and compact_query in (recipe.id, *recipe.aliases):
             score += 100.0
         hits.append(Hit(recipe, round(score, 3), tuple(sorted(matched))))

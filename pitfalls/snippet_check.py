@@ -17,9 +17,7 @@ def missing_functions(path: Path) -> list[str] | str:
     except (OSError, UnicodeDecodeError) as err:
         return f"snippet.py cannot be read: {err}"
     defined = {
-        node.name
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
     defined |= {
         target.id

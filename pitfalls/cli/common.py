@@ -33,7 +33,7 @@ def language(explicit: str | None = None) -> str:
     """The language for this command: --lang on the command, then on the tool, then env."""
     chosen = explicit or STATE.lang
     if chosen and chosen not in SUPPORTED:
-        fail(t("err.bad_lang", "en", lang=chosen), 2)
+        fail(t("err.bad_lang", "en", name=chosen), 2)
     return choose_language(chosen)
 
 
@@ -67,6 +67,12 @@ def fail(message: str, code: int) -> NoReturn:
     """Print a one-line error to stderr and exit with `code`."""
     warn(f"pitfalls: {message}")
     raise typer.Exit(code)
+
+
+def interrupted(lang: str) -> NoReturn:
+    """Ctrl-C: say so in one line and exit 130 (the caller has ended its processes)."""
+    warn(f"\npitfalls: {t('err.interrupted', lang)}")
+    raise typer.Exit(130)
 
 
 def registry(report: bool = True) -> Registry:

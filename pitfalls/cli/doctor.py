@@ -33,7 +33,10 @@ def _probe_devices(python: Optional[str]) -> dict[str, Any]:
 def doctor(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
     python: Optional[str] = typer.Option(
-        None, "--python", envvar="PITFALLS_PYTHON", help="Check this interpreter's torch.",
+        None,
+        "--python",
+        envvar="PITFALLS_PYTHON",
+        help="Check this interpreter's torch.",
         show_default=False,
     ),
     lang: Optional[str] = LANG_OPTION,
@@ -53,12 +56,24 @@ def doctor(
     for recipe in catalogue:
         missing = missing_functions(recipe.snippet_path)
         if isinstance(missing, str):
-            problems.append({"path": str(recipe.snippet_path), "reason": missing,
-                             "source": recipe.source, "severity": "error"})
+            problems.append(
+                {
+                    "path": str(recipe.snippet_path),
+                    "reason": missing,
+                    "source": recipe.source,
+                    "severity": "error",
+                }
+            )
         elif missing:
             reason = "snippet.py defines no " + " and ".join(f"{m}(device)" for m in missing)
-            problems.append({"path": str(recipe.snippet_path), "reason": reason,
-                             "source": recipe.source, "severity": "error"})
+            problems.append(
+                {
+                    "path": str(recipe.snippet_path),
+                    "reason": reason,
+                    "source": recipe.source,
+                    "severity": "error",
+                }
+            )
     torch_version = installed_torch_version() if not python else None
     devices = _probe_devices(python) if (torch_version or python) else {}
     sources = sorted({r.source for r in catalogue})
@@ -90,8 +105,9 @@ def doctor(
         device_text = ", ".join(data["devices"]) or (data["device_probe_error"] or "?")
         rows.append((t("doctor.devices", lang), device_text))
     rows.append((t("doctor.recipes", lang), f"{len(catalogue)} ({', '.join(sources)})"))
-    rows.append((t("doctor.problems", lang), str(len(problems)) if problems else t("doctor.none",
-                                                                                     lang)))
+    rows.append(
+        (t("doctor.problems", lang), str(len(problems)) if problems else t("doctor.none", lang))
+    )
     if plain_output():
         for key, value in rows:
             echo(f"{key}\t{value}")
@@ -111,6 +127,9 @@ def doctor(
         out.print(table)
         for p in problems:
             style = "red" if p["severity"] == "error" else "yellow"
-            out.print(f"[{style}]{p['severity']}[/] {p['path']}: {p['reason']}", highlight=False,
-                      markup=True)
+            out.print(
+                f"[{style}]{p['severity']}[/] {p['path']}: {p['reason']}",
+                highlight=False,
+                markup=True,
+            )
     raise typer.Exit(1 if errors else 0)

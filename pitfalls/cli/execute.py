@@ -9,7 +9,17 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from pitfalls.cli.common import console, echo, fail, language, plain_output, registry, resolve, warn
+from pitfalls.cli.common import (
+    console,
+    echo,
+    fail,
+    interrupted,
+    language,
+    plain_output,
+    registry,
+    resolve,
+    warn,
+)
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
@@ -63,6 +73,9 @@ def _start_pool(python: Optional[str], lang: str) -> ProcessPool:
             pool.start()
     except RunnerUnavailable as err:
         _unavailable(err, pool.python, lang)
+    except KeyboardInterrupt:
+        pool.close()
+        interrupted(lang)
     return pool
 
 
@@ -89,7 +102,10 @@ def _print_result(result: RunResult, lang: str, as_json: bool) -> None:
 def _print_snippet_error(result: RunResult, lang: str) -> None:
     error = result.error or {}
     message = t(
-        "err.snippet_failed", lang, id=result.recipe.id, kind=error.get("kind"),
+        "err.snippet_failed",
+        lang,
+        id=result.recipe.id,
+        kind=error.get("kind"),
         message=error.get("message", ""),
     )
     trace = (error.get("traceback") or "").rstrip()
@@ -131,12 +147,17 @@ def run(
             result = run_recipe(recipe, device, timeout, pool=pool)
     except RunnerUnavailable as err:
         _unavailable(err, pool.python, lang)
+    except KeyboardInterrupt:
+        pool.close()
+        interrupted(lang)
     finally:
         pool.close()
     if result.error and result.error.get("kind") == "device_unavailable":
         available = ", ".join(result.available_devices) or "cpu"
         reason = result.error.get("message", "")
-        fail(t("err.device_unavailable", lang, device=device, reason=reason, available=available), 3)
+        fail(
+            t("err.device_unavailable", lang, device=device, reason=reason, available=available), 3
+        )
     _print_result(result, lang, as_json)
     raise typer.Exit(result.exit_code)
 
@@ -183,26 +204,34 @@ def verify(
     progress = _progress(len(recipes), lang)
     try:
         with progress or nullcontext():
-            task = progress.add_task(t("verify.progress", lang), total=len(recipes)) if (
-                progress
-            ) else None
+            task = (
+                progress.add_task(t("verify.progress", lang), total=len(recipes))
+                if (progress)
+                else None
+            )
 
             def advance(result: RunResult) -> None:
                 if progress is not None:
                     progress.update(task, advance=1, description=result.recipe.id)
 
-            report = verify_all(
-                recipes, device, jobs, timeout, on_result=advance, pool=pool
-            )
+            report = verify_all(recipes, device, jobs, timeout, on_result=advance, pool=pool)
     except DeviceUnavailable as err:
         available = ", ".join(err.available) or "cpu"
         fail(
-            t("err.device_unavailable", lang, device=device, reason=err.reason,
-              available=available),
+            t(
+                "err.device_unavailable",
+                lang,
+                device=device,
+                reason=err.reason,
+                available=available,
+            ),
             3,
         )
     except RunnerUnavailable as err:
         _unavailable(err, pool.python, lang)
+    except KeyboardInterrupt:
+        pool.close()
+        interrupted(lang)
     finally:
         pool.close()
     if junit:
@@ -287,9 +316,7 @@ def _print_report(report: VerifyReport, lang: str) -> None:
             return f"[green]{mark(ok)}[/]" if ok else f"[bold red]{mark(ok)}[/]"
 
         reason = "" if r.status == "held" else f"[red]{failure_reason(r, lang)}[/]"
-        table.add_row(
-            r.recipe.id, cell(r.reproduced), cell(r.fixed), f"{r.duration:.2f}s", reason
-        )
+        table.add_row(r.recipe.id, cell(r.reproduced), cell(r.fixed), f"{r.duration:.2f}s", reason)
     out = console()
     out.print(table)
     style = "bold green" if report.exit_code == 0 else "bold red"

@@ -137,9 +137,10 @@ def probe_device(pool: ProcessPool, device: str, timeout: float) -> tuple[str, d
     if not document.get("device"):
         detail = outcome.output.strip().splitlines()[-1:] or ["no result"]
         raise RunnerUnavailable("python_missing", f"the device probe failed: {detail[0]}")
-    return document["device"], {**document.get("environment", {}), "devices": document.get(
-        "available_devices", []
-    )}
+    return document["device"], {
+        **document.get("environment", {}),
+        "devices": document.get("available_devices", []),
+    }
 
 
 @dataclass

@@ -38,7 +38,11 @@ def _error(kind: str, stage: str, message: str, err: BaseException | None = None
     data = {"kind": kind, "stage": stage, "message": message}
     if err is not None:
         data["type"] = type(err).__name__
-        data["traceback"] = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+        # Drop the runner's own frames: the reader needs the snippet's part of the story.
+        tb = err.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == __file__:
+            tb = tb.tb_next
+        data["traceback"] = "".join(traceback.format_exception(type(err), err, tb))
     return data
 
 

@@ -259,6 +259,8 @@ class ProcessPool:
                     if running.process is not None and running.exit is None:
                         code = running.process.poll()
                         if code is not None:
+                            # Whatever the snippet left behind in its group holds our pipes.
+                            _kill_group(running)
                             running.exit = {
                                 "returncode": code if code >= 0 else None,
                                 "signal": -code if code < 0 else None,

@@ -1,0 +1,91 @@
+"""Shared test helpers: CLI invocation, fixture recipe paths, process checks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+FIXTURES = TESTS / "fixtures"
+ROBUST = FIXTURES / "robust"
+MALFORMED = FIXTURES / "malformed"
+REPO = TESTS.parent
+
+try:
+    import importlib.util
+
+    HAS_TORCH = importlib.util.find_spec("torch") is not None
+except Exception:  # pragma: no cover
+    HAS_TORCH = False
+
+needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed")
+
+
+@pytest.fixture(autouse=True)
+def _stable_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """English, no colour surprises, fixed width, no stray PITFALLS_* settings."""
+    for name in (
+        "PITFALLS_LANG",
+        "PITFALLS_PATH",
+        "PITFALLS_PYTHON",
+        "LANGUAGE",
+        "LC_ALL",
+        "LC_MESSAGES",
+        "PITFALLS_START_METHOD",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    monkeypatch.setenv("COLUMNS", "120")
+    monkeypatch.setenv("TERM", "xterm-256color")
+
+
+def run_cli(
+    *args: str,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI (`python -m pitfalls`) in a subprocess and capture its output."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "pitfalls", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+        env=full_env,
+        input=input,
+        timeout=timeout,
+        cwd=str(TESTS),  # never the repo root, where `import tui` would work by accident
+    )
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
+def wait_gone(pid: int, within: float = 3.0) -> bool:
+    """True once `pid` has gone (or is a zombie) within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not pid_alive(pid):
+            return True
+        time.sleep(0.05)
+    return not pid_alive(pid)
+
+
+def assert_no_traceback(text: str) -> None:
+    """No Python traceback from pitfalls reached the user."""
+    assert "Traceback (most recent call last)" not in text, text
