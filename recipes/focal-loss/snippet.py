@@ -1,0 +1,90 @@
+"""Focal loss on extreme logits: log(softmax) hits log(0); clamp hides it, log_softmax fixes it."""
+
+import torch
+import torch.nn.functional as F
+
+GAMMA = 2.0  # the focusing parameter of Lin et al. (2017)
+
+
+def make_batch(device: str):
+    # Three samples, three classes. Row 0 is confidently wrong, row 1 confidently right,
+    # row 2 ordinary. A logit gap of 120 makes exp(-120) ~ 8e-53, far below the smallest
+    # float32 (~1.4e-45), so softmax returns an exact 0.0 for the losing classes.
+    logits = torch.tensor(
+        [[0.0, 120.0, 0.0], [120.0, 0.0, 0.0], [1.0, 0.5, -0.5]],
+        device=device,
+        requires_grad=True,
+    )
+    labels = torch.tensor([0, 0, 2], device=device)
+    return logits, labels
+
+
+def problem(device: str) -> dict:
+    """The softmax focal loss in the style of the 2022 field note, minus its `.cuda()`."""
+    logits, labels = make_batch(device)
+    prob = F.softmax(logits, dim=1)
+    prob.clamp(min=1e-4, max=1.0)  # BUG: clamp returns a new tensor, and it is thrown away
+    one_hot = torch.zeros(len(labels), prob.size(1), device=labels.device)
+    one_hot.scatter_(1, labels.view(-1, 1), 1.0)
+    # log(0) = -inf; the one-hot mask then computes 0 * -inf = NaN for every zero class.
+    row_loss = -(one_hot * (1 - prob) ** GAMMA * prob.log()).sum(dim=1)
+    loss = row_loss.mean()
+    loss.backward()
+    return {
+        "prob_min_after_clamp_call": prob.min().item(),
+        "unassigned_clamp_loss_is_finite": bool(torch.isfinite(loss)),
+        "loss_is_nan": bool(torch.isnan(loss)),
+        "row_loss_is_finite": torch.isfinite(row_loss).tolist(),
+        "grad_has_nan": bool(torch.isnan(logits.grad).any()),
+    }
+
+
+def fix(device: str) -> dict:
+    """Cheap fix: assign the clamp. Better fix: take log-probabilities from the logits."""
+    logits, labels = make_batch(device)
+    # The same one-hot target, built on the labels' device (see scatter-one-hot).
+    one_hot = torch.zeros(len(labels), logits.size(1), device=labels.device)
+    one_hot.scatter_(1, labels.view(-1, 1), 1.0)
+
+    # 1) The note's intent, with the clamp assigned. Finite, but clamp's gradient is zero
+    #    wherever it clipped, so the confidently wrong sample stops teaching the model.
+    prob = F.softmax(logits, dim=1)
+    prob = prob.clamp(min=1e-4, max=1.0)
+    clamped_rows = -(one_hot * (1 - prob) ** GAMMA * prob.log()).sum(dim=1)
+    clamped_rows.mean().backward()
+    clamped_grad = logits.grad
+    logits.grad = None
+
+    # 2) Better: log_softmax computes x - logsumexp(x) and never takes the log of an
+    #    underflowed probability, so log p stays finite (about -120 here) and keeps its gradient.
+    log_prob = F.log_softmax(logits, dim=1)
+    log_pt = (one_hot * log_prob).sum(dim=1)  # 0 * finite = 0: the mask is safe now
+    pt = log_pt.exp()
+    focal_rows = -((1 - pt) ** GAMMA) * log_pt
+    focal_rows.mean().backward()
+
+    # The same log p_t straight from cross_entropy, with no one-hot at all.
+    log_pt_ce = -F.cross_entropy(logits, labels, reduction="none")
+
+    # On the ordinary row the textbook formula is fine, and both forms must agree there.
+    textbook_row2 = -((1 - prob[2, 2]) ** GAMMA) * prob[2, 2].log()
+    return {
+        "clamped_loss_is_finite": bool(torch.isfinite(clamped_rows.mean())),
+        "clamped_grad_has_nan": bool(torch.isnan(clamped_grad).any()),
+        "clamped_grad_is_zero": bool((clamped_grad[0] == 0).all()),
+        "clamped_wrong_row_loss": round(clamped_rows[0].item(), 3),
+        "logsoftmax_loss_is_finite": bool(torch.isfinite(focal_rows.mean())),
+        "logsoftmax_grad_has_nan": bool(torch.isnan(logits.grad).any()),
+        "logsoftmax_grad_is_zero": bool((logits.grad[0] == 0).all()),
+        "logsoftmax_wrong_row_loss": round(focal_rows[0].item(), 3),
+        "cross_entropy_matches_one_hot": torch.allclose(log_pt, log_pt_ce),
+        "matches_textbook_on_ordinary_row": torch.allclose(focal_rows[2], textbook_row2),
+    }
+
+
+if __name__ == "__main__":
+    import sys
+
+    device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    print("problem:", problem(device))
+    print("fix:", fix(device))
