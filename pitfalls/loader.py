@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pitfalls.cache import FolderCache, folder_key, recipe_from_entry
 from pitfalls.model import COMPARISONS, DEVICE_TYPES, LANGS, SIDES, Expectation, Recipe
 
 if sys.version_info >= (3, 11):
@@ -110,12 +111,36 @@ def check_specifier(text: Any, where: str) -> None:
         raise RecipeError(f"{where}: `torch = {text!r}` is not a version range") from None
 
 
-def load_recipe(folder: Path, source: str = "built-in") -> Recipe:
-    """Load the recipe in `folder`, raising RecipeError with the reason if it is malformed."""
+def load_recipe(folder: Path, source: str = "built-in", cache: FolderCache | None = None) -> Recipe:
+    """Load the recipe in `folder`, raising RecipeError with the reason if it is malformed.
+
+    With a cache, an unchanged folder is rebuilt from its cached metadata without parsing.
+    """
     try:
-        present = set(os.listdir(folder))
+        present = os.listdir(folder)
     except OSError as err:
         raise RecipeError(f"cannot list the folder: {err.strerror}") from None
+    key = None
+    if cache is not None and "recipe.toml" in present:
+        try:
+            key = folder_key(os.stat(folder / "recipe.toml"), present)
+        except OSError:
+            key = None
+        entry = cache.get(folder.name, key) if key else None
+        if entry is not None:
+            return recipe_from_entry(entry, folder, source)
+    try:
+        recipe = _parse_recipe(folder, set(present), source)
+    except RecipeError:
+        if cache is not None:
+            cache.forget(folder.name)
+        raise
+    if cache is not None and key is not None:
+        cache.put(folder.name, key, recipe)
+    return recipe
+
+
+def _parse_recipe(folder: Path, present: set[str], source: str) -> Recipe:
     if "recipe.toml" not in present:
         raise RecipeError("no recipe.toml")
     data = read_toml(folder / "recipe.toml")
@@ -147,6 +172,14 @@ def load_recipe(folder: Path, source: str = "built-in") -> Recipe:
         devices=devices,
         torch=torch_range,
         references=_str_tuple(data, "references"),
-        expectations=expectations,
         source=source,
+        _expectations=expectations,
     )
+
+
+def read_expectations(folder: Path) -> tuple[Expectation, ...]:
+    """Parse just the `[[expect]]` tables of a recipe folder."""
+    raw_expectations = read_toml(folder / "recipe.toml").get("expect", [])
+    if not isinstance(raw_expectations, list):
+        raise RecipeError("`expect` must be an array of tables ([[expect]])")
+    return tuple(parse_expectation(raw, i) for i, raw in enumerate(raw_expectations))

@@ -75,9 +75,20 @@ class Recipe:
     devices: tuple[str, ...] = DEVICE_TYPES
     torch: str = ""
     references: tuple[str, ...] = ()
-    expectations: tuple[Expectation, ...] = ()
     source: str = "built-in"
+    # Expectations are read on first use: listing and searching never need them, and that
+    # keeps the metadata cache small.
+    _expectations: tuple[Expectation, ...] | None = field(default=None, repr=False)
     _prose: dict[str, str | None] = field(default_factory=dict, repr=False)
+
+    @property
+    def expectations(self) -> tuple[Expectation, ...]:
+        """The checked claim, parsed from recipe.toml when first needed."""
+        if self._expectations is None:
+            from pitfalls.loader import read_expectations
+
+            self._expectations = read_expectations(self.path)
+        return self._expectations
 
     @property
     def snippet_path(self) -> Path:

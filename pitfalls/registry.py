@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pitfalls.cache import FolderCache
 from pitfalls.loader import RecipeError, load_recipe
 from pitfalls.model import Recipe
 
@@ -149,18 +150,20 @@ class Registry:
                 reason = "is not a folder (from PITFALLS_PATH)"
                 registry.problems.append(LoadProblem(str(source.folder), reason, source.label))
                 continue
+            cache = FolderCache(source.folder)
             for folder in _recipe_folders(source.folder):
                 if not (folder / "recipe.toml").exists() and source.label != "built-in":
                     # Tolerate unrelated folders (a pack's __pycache__, a docs folder) in packs
                     # and paths, but only when they hold no recipe files at all.
                     if not any((folder / n).exists() for n in ("snippet.py", "en.md", "zh.md")):
                         continue
-                registry._add_folder(folder, source.label)
+                registry._add_folder(folder, source.label, cache)
+            cache.save()
         return registry
 
-    def _add_folder(self, folder: Path, label: str) -> None:
+    def _add_folder(self, folder: Path, label: str, cache: FolderCache | None = None) -> None:
         try:
-            recipe = load_recipe(folder, label)
+            recipe = load_recipe(folder, label, cache)
         except RecipeError as err:
             self.problems.append(LoadProblem(str(folder), str(err), label))
             return

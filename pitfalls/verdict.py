@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from pitfalls.model import Expectation, Recipe
@@ -37,6 +38,7 @@ class Check:
         return data
 
 
+@lru_cache(maxsize=256)
 def version_in_range(version: str | None, spec: str) -> bool | None:
     """Whether `version` lies in the PEP 440 range `spec`; None when either is unknown."""
     if not spec:

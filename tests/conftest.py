@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,6 +25,10 @@ except Exception:  # pragma: no cover
     HAS_TORCH = False
 
 needs_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed")
+
+# The registry's metadata cache goes to a throwaway folder, shared by the whole run (so the
+# suite exercises cache hits too), never to the developer's ~/.cache.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="pitfalls-test-cache-")
 
 
 @pytest.fixture(autouse=True)

@@ -94,7 +94,7 @@ def test_bad_side_is_rejected() -> None:
 
 
 def _recipe(*expectations) -> Recipe:
-    return Recipe("r", Path("."), {"en": "R"}, {}, expectations=tuple(expectations))
+    return Recipe("r", Path("."), {"en": "R"}, {}, _expectations=tuple(expectations))
 
 
 def test_version_and_device_limits_decide_what_applies() -> None:

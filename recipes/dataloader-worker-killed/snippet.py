@@ -1,0 +1,104 @@
+"""A DataLoader worker killed by the OS, and why workers over a Python list use up host RAM."""
+
+import os
+import signal
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+N_RECORDS = 200_000  # about 5 MB of Python floats: enough to measure, far too small to hurt
+NOT_MEASURED = "n/a: needs fork and /proc"
+
+
+def copy_on_read_measurable():
+    """Copy-on-read is a fork effect (the Linux default up to Python 3.13) and needs /proc to be
+    seen. Under spawn or forkserver each worker unpickles its own full copy of the dataset
+    instead, list or array alike."""
+    return private_mb() is not None and torch.multiprocessing.get_start_method() == "fork"
+
+
+def private_mb():
+    """Memory this process has written and shares with no other process, in MB: pages that
+    copy-on-write has copied land here. None where there is no /proc (macOS, Windows)."""
+    try:
+        with open("/proc/self/smaps_rollup") as f:
+            fields = [line.split() for line in f]
+    except OSError:
+        return None
+    return sum(int(f[1]) for f in fields if f[0] == "Private_Dirty:") / 1024
+
+
+class Records(Dataset):
+    """Each item reads every record once, as an epoch of random access would, and returns how
+    much private memory its worker gained meanwhile. Two items, two workers: one item each."""
+
+    def __init__(self, records, kill_at=None):
+        self.records = records
+        self.kill_at = kill_at
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        if index == self.kill_at:
+            # Stand-in for the kernel's OOM killer: SIGKILL cannot be caught, so the worker
+            # vanishes without a Python traceback, exactly as when host RAM runs out.
+            os.kill(os.getpid(), getattr(signal, "SIGKILL", signal.SIGTERM))
+        before = private_mb()
+        total = 0.0
+        for x in self.records:
+            total += float(x)  # we only read, yet a list's objects get their refcounts written
+        after = private_mb()
+        return 0.0 if before is None else round(after - before, 1)
+
+
+def problem(device: str) -> dict:
+    # The usual setup: samples kept as a list of Python objects, read by two workers.
+    records = [float(i) for i in range(N_RECORDS)]
+    growth = list(DataLoader(Records(records), batch_size=None, num_workers=2))
+
+    # Now one worker is killed (SIGKILL) while it loads its first item.
+    loader = DataLoader(Records(records, kill_at=0), batch_size=None, num_workers=2)
+    loaded = []
+    chain = []
+    try:
+        for mb in loader:
+            loaded.append(torch.tensor([mb], device=device))  # the GPU plays no part in this
+    except Exception as err:
+        # Which check notices the death first depends on timing, so keep the chain of causes.
+        cause = err
+        while cause is not None:
+            chain.append(f"{type(cause).__name__}: {cause}".splitlines()[0].strip())
+            cause = cause.__cause__ or cause.__context__
+    grows = min(growth) > 2 if copy_on_read_measurable() else NOT_MEASURED
+    return {
+        "error": chain[0] if chain else "no error",
+        "error_chain": chain,
+        "worker_death_reported": any("DataLoader worker" in line for line in chain),
+        "items_before_error": len(loaded),
+        "worker_growth_mb": growth,
+        "memory_grows_per_worker": grows,
+    }
+
+
+def fix(device: str) -> dict:
+    # The same records in one NumPy array: reading it writes nothing, so no page gets copied.
+    records = np.arange(N_RECORDS, dtype=np.float64)
+    loader = DataLoader(Records(records), batch_size=None, num_workers=2)
+    loaded = [torch.tensor([mb], device=device) for mb in loader]
+    growth = [float(t) for t in loaded]
+    grows = max(growth) > 2 if copy_on_read_measurable() else NOT_MEASURED
+    return {
+        "items_loaded": len(loaded),
+        "worker_growth_mb": [round(mb, 1) for mb in growth],
+        "memory_grows_per_worker": grows,
+    }
+
+
+if __name__ == "__main__":
+    import sys
+
+    device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+    print("problem:", problem(device))
+    print("fix:", fix(device))

@@ -1,0 +1,422 @@
+"""Pilot tests of the TUI, one per flow: filter, open, language, run, cancel, error, verify.
+
+Most tests use the fixture recipes under tests/fixtures/tui_recipes and a fake runner; the
+ones marked `slow` run real snippets in child processes on the CPU.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from pitfalls.registry import Registry, Source
+from pitfalls.runner import RunnerUnavailable
+from pitfalls.tui.app import PitfallsApp
+from pitfalls.tui.backend import DeviceReport
+from pitfalls.tui.fakes import FakeRunner
+from pitfalls.tui.screens.help import HelpScreen
+from pitfalls.tui.widgets.device_bar import DeviceBar
+from pitfalls.tui.widgets.error_panel import ErrorPanel
+from pitfalls.tui.widgets.filter_input import FilterInput
+from pitfalls.tui.widgets.prose_view import ProseView
+from pitfalls.tui.widgets.recipe_list import RecipeList
+from pitfalls.tui.widgets.recipe_view import RecipeView
+from pitfalls.tui.widgets.run_panel import RunPanel
+from pitfalls.tui.widgets.tag_select import TagSelect
+from pitfalls.tui.widgets.verify_panel import VerifyPanel
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tui_recipes"
+SIZE = (100, 32)
+HELD = {"half-overflow": {"problem": {"is_finite": False}, "fix": {"is_finite": True}}}
+
+
+def fixture_registry() -> Registry:
+    """The three fixture recipes, independent of edits to the built-ins."""
+    return Registry.load([Source(FIXTURES, "fixtures")])
+
+
+def make_app(lang: str = "en", **kwargs: object) -> PitfallsApp:
+    kwargs.setdefault("registry", fixture_registry())
+    kwargs.setdefault("runner", FakeRunner(HELD))
+    return PitfallsApp(lang=lang, **kwargs)  # type: ignore[arg-type]
+
+
+async def settle(app: PitfallsApp, pilot) -> None:
+    """Wait for workers (probe, prose index, runs) and the messages they post."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+def shown_ids(app: PitfallsApp) -> list[str]:
+    return [r.id for r in app.screen.query_one(RecipeList).shown]
+
+
+async def test_first_screen_lists_every_recipe() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert shown_ids(app) == ["half-overflow", "tui-raise", "tui-sleep"]
+        assert isinstance(app.focused, RecipeList)
+        assert app.screen.query_one(ProseView).recipe is None
+
+
+async def test_filter_matches_ids_titles_chinese_and_prose() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        assert isinstance(app.focused, FilterInput)
+        await pilot.press(*"fp16")  # an alias
+        assert shown_ids(app) == ["half-overflow"]
+        filter_box = app.screen.query_one(FilterInput)
+        filter_box.value = "溢出"  # Chinese title
+        await pilot.pause()
+        assert shown_ids(app) == ["half-overflow"]
+        filter_box.value = "累加"  # only in zh.md: needs the prose index
+        await pilot.pause()
+        assert shown_ids(app) == ["half-overflow"]
+        filter_box.value = "snippet that"
+        await pilot.pause()
+        assert shown_ids(app) == ["tui-raise", "tui-sleep"]
+        filter_box.value = "no such thing"
+        await pilot.pause()
+        assert shown_ids(app) == []
+        await pilot.press("escape")
+        assert isinstance(app.focused, RecipeList)
+
+
+async def test_letters_typed_in_the_filter_never_trigger_bindings() -> None:
+    runner = FakeRunner(HELD)
+    app = make_app(runner=runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", "r", "l", "d", "v", "c", "question_mark")
+        await settle(app, pilot)
+        assert app.screen.query_one(FilterInput).value == "rldvc?"
+        assert app.lang == "en"
+        assert runner.runs == []
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_filter_by_tag() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one(TagSelect).value = "test"
+        await pilot.pause()
+        assert shown_ids(app) == ["tui-raise", "tui-sleep"]
+        app.screen.query_one(TagSelect).value = ""
+        await pilot.pause()
+        assert len(shown_ids(app)) == 3
+
+
+async def test_open_shows_prose_snippet_and_metadata() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        view = app.screen.query_one(RecipeView)
+        assert view.recipe is not None and view.recipe.id == "half-overflow"
+        assert view.active_tab == "prose"
+        await pilot.press("tab")  # focus moves on; the tabs are reachable by keyboard
+        view.active_tab = "snippet"
+        await pilot.pause()
+        view.active_tab = "info"
+        await pilot.pause()
+        from pitfalls.tui.widgets.info_view import InfoView
+
+        assert app.screen.query_one(InfoView).recipe is view.recipe
+
+
+async def test_switching_language_relabels_the_whole_ui() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter", "l")
+        await pilot.pause()
+        assert app.lang == "zh"
+        screen = app.screen
+        from textual.widgets import TabbedContent
+
+        tabs = screen.query_one(TabbedContent)
+        assert tabs.get_tab("prose").label.plain == "正文"
+        assert screen.query_one(FilterInput).placeholder == "筛选条目（/）"
+        descriptions = {b.id: b.description for _, b in screen._bindings if b.id}
+        assert descriptions["run"] == "运行"
+        prose = screen.query_one(ProseView)
+        assert "溢出" in prose.query_one("Markdown")._markdown
+        option = screen.query_one(RecipeList).get_option_at_index(0)
+        assert "溢出" in str(option.prompt)
+        await pilot.press("l")
+        assert app.lang == "en"
+
+
+async def test_help_lists_bindings_and_closes() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        ids = [binding_id for _, binding_id in app.screen.keys]
+        for wanted in ("run", "cancel", "lang", "device", "help", "verify", "filter", "quit"):
+            assert wanted in ids
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_device_chooser_marks_and_skips_unavailable_devices() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        bar = app.screen.query_one(DeviceBar)
+        assert bar.device == "auto"
+        await pilot.press("d")
+        assert bar.device == "cpu"
+        await pilot.press("d")  # cuda and mps are absent from the fake report
+        assert bar.device == "auto"
+        from textual.widgets import Select
+
+        labels = [str(prompt) for prompt, _ in bar.query_one(Select)._options]
+        assert "cuda (unavailable)" in labels and "cpu" in labels
+
+
+async def test_fake_run_shows_the_result() -> None:
+    runner = FakeRunner(HELD)
+    app = make_app(runner=runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("r")
+        await settle(app, pilot)
+        panel = app.screen.query_one(RunPanel)
+        assert runner.runs == [("half-overflow", "auto")]
+        assert panel.result is not None and panel.result.status == "held"
+        assert app.screen.query_one(RecipeView).active_tab == "run"
+
+
+async def test_run_without_torch_shows_an_error_panel_and_carries_on() -> None:
+    class NoTorch(FakeRunner):
+        def run(self, recipe, device, on_output):
+            raise RunnerUnavailable("torch_missing", "torch cannot be imported")
+
+    app = make_app(runner=NoTorch())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("r")
+        await settle(app, pilot)
+        panel = app.screen.query_one(ErrorPanel)
+        assert panel.has_class("-shown")
+        assert "torch" in str(panel.render())
+        await pilot.press("down", "r")  # still usable
+        await settle(app, pilot)
+        assert app.screen.query_one(RunPanel).failure is not None
+
+
+async def test_fake_cancel() -> None:
+    runner = FakeRunner(HELD, block=True)
+    app = make_app(runner=runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.screen.busy == "run"
+        await pilot.press("r")  # a second run is refused while one is going
+        await pilot.press("c")
+        await settle(app, pilot)
+        panel = app.screen.query_one(RunPanel)
+        assert panel.cancelled
+        assert app.screen.busy is None
+        assert len(runner.runs) == 1
+
+
+async def test_verify_reports_progress() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("v")
+        await settle(app, pilot)
+        panel = app.screen.query_one(VerifyPanel)
+        assert [r.recipe.id for r in panel.results] == ["half-overflow", "tui-raise", "tui-sleep"]
+        assert panel.report is not None and panel.report.counts()["held"] == 1
+        assert app.screen.query_one(RecipeView).active_tab == "verify"
+
+
+async def test_palette_opens_and_runs_a_recipe() -> None:
+    runner = FakeRunner(HELD)
+    app = make_app(runner=runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"raise")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen.query_one(RecipeView).recipe.id == "tui-raise"
+        app.open_recipe("half-overflow", run=True)
+        await settle(app, pilot)
+        assert runner.runs == [("half-overflow", "auto")]
+
+
+async def test_small_terminal_and_resize() -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert app.screen.query_one(RecipeList).region.width >= 24
+
+
+async def test_quit_closes_the_runner() -> None:
+    runner = FakeRunner(HELD)
+    app = make_app(runner=runner)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+q")
+    assert runner.closed
+
+
+def test_device_report_parses_the_probe() -> None:
+    report = DeviceReport.from_devices(["cpu", "cuda:0 (NVIDIA H200)"], "2.5.0")
+    assert report.is_available("cuda:1") and report.is_available("auto")
+    assert not report.is_available("mps")
+    assert report.names == {"cuda": "NVIDIA H200"}
+    assert not DeviceReport(problem="no torch").is_available("cpu")
+
+
+def test_importing_the_app_does_not_import_torch() -> None:
+    code = (
+        "import sys, pitfalls.tui.app, pitfalls.tui.backend;"
+        "assert 'torch' not in sys.modules, 'torch was imported';"
+        "print('ok')"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+# -- real runs in child processes ----------------------------------------------------------
+
+
+def real_app(lang: str = "en") -> PitfallsApp:
+    from pitfalls.tui.backend import ProcessRunner
+
+    return PitfallsApp(lang=lang, registry=fixture_registry(), runner=ProcessRunner(timeout=60))
+
+
+async def wait_until(pilot, condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting for the TUI"
+        await pilot.pause(0.1)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie has exited; only its parent has not reaped it yet.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.slow
+async def test_real_run_on_cpu() -> None:
+    pytest.importorskip("torch")
+    app = real_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("d")  # auto -> cpu once the probe has answered, else stays valid
+        await pilot.press("r")
+        panel = app.screen.query_one(RunPanel)
+        await wait_until(pilot, lambda: panel.state == "done")
+        assert panel.result is not None, panel.failure
+        assert panel.result.status == "held", panel.result.error
+        assert "float16: inf" in panel.result.output
+
+
+@pytest.mark.slow
+async def test_real_cancel_ends_the_child(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("torch")
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("PITFALLS_TUI_TEST_PIDFILE", str(pid_file))
+    app = real_app()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_recipe("tui-sleep", run=True)
+        await wait_until(pilot, pid_file.exists)
+        await wait_until(pilot, lambda: bool(pid_file.read_text()))
+        pid = int(pid_file.read_text())
+        assert pid_alive(pid)
+        await pilot.press("c")
+        panel = app.screen.query_one(RunPanel)
+        await wait_until(pilot, lambda: panel.state == "done", timeout=20)
+        assert panel.cancelled
+        await wait_until(pilot, lambda: not pid_alive(pid), timeout=10)
+        # The pool is still usable after a cancel.
+        app.open_recipe("half-overflow", run=True)
+        await wait_until(pilot, lambda: panel.state == "done" and not panel.cancelled)
+        assert panel.result is not None and panel.result.status == "held"
+
+
+@pytest.mark.slow
+async def test_real_error_shows_the_error_panel() -> None:
+    pytest.importorskip("torch")
+    app = real_app("zh")
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_recipe("tui-raise", run=True)
+        panel = app.screen.query_one(RunPanel)
+        await wait_until(pilot, lambda: panel.state == "done")
+        error = app.screen.query_one(ErrorPanel)
+        assert error.has_class("-shown")
+        assert "boom from the tui-raise fixture" in str(error.render())
+        assert error.border_title == "运行失败"
+        await pilot.press("l")  # the app carries on
+        assert app.lang == "en"
+
+
+@pytest.mark.slow
+async def test_quitting_mid_run_leaves_no_child(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("torch")
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("PITFALLS_TUI_TEST_PIDFILE", str(pid_file))
+    app = real_app()
+    started = time.monotonic()
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_recipe("tui-sleep", run=True)
+        await wait_until(pilot, lambda: pid_file.exists() and bool(pid_file.read_text()))
+        pid = int(pid_file.read_text())
+        await pilot.press("ctrl+q")
+    deadline = time.monotonic() + 10
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not pid_alive(pid)
+    assert time.monotonic() - started < 45  # quitting did not wait for the 60 s sleep
+
+
+@pytest.mark.slow
+async def test_real_run_of_a_builtin_recipe() -> None:
+    pytest.importorskip("torch")
+    registry = Registry.load(packs=False)
+    if "detach" not in registry.recipes:
+        pytest.skip("the built-in detach recipe is not present")
+    from pitfalls.tui.backend import ProcessRunner
+
+    app = PitfallsApp(lang="en", registry=registry, runner=ProcessRunner(timeout=120))
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_recipe("detach", run=True)
+        panel = app.screen.query_one(RunPanel)
+        await wait_until(pilot, lambda: panel.state == "done", timeout=120)
+        assert panel.result is not None, panel.failure
+        assert panel.result.status in ("held", "claim_failed"), panel.result.error

@@ -1,0 +1,135 @@
+"""Snapshot tests of the TUI's main screens, in English and Chinese.
+
+Stable by construction: the fixture recipes (not the built-ins, which others edit), a fake
+runner and probe (no torch version, timing or GPU name), cursor blink off, workers awaited.
+Regenerate with `pytest tests/test_tui_snapshots.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+
+from pitfalls.registry import Registry, Source
+from pitfalls.tui.app import PitfallsApp
+from pitfalls.tui.fakes import FakeRunner
+
+FIXTURES = Path(__file__).parent / "fixtures" / "tui_recipes"
+SIZE = (100, 32)
+
+RAISED_TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "snippet.py", line 5, in problem\n'
+    '    raise ValueError("boom from the tui-raise fixture")\n'
+    "ValueError: boom from the tui-raise fixture"
+)
+DOCUMENTS = {
+    "half-overflow": {
+        "problem": {"is_finite": False, "value": "inf"},
+        "fix": {"is_finite": True, "value": "120000.0"},
+    },
+    "tui-raise": {
+        "error": {
+            "kind": "exception",
+            "stage": "problem",
+            "message": "ValueError: boom from the tui-raise fixture",
+            "traceback": RAISED_TRACE,
+        },
+    },
+    "tui-sleep": {"problem": {"slept": True}, "fix": {"slept": False}},
+}
+
+
+def make_app(lang: str) -> PitfallsApp:
+    registry = Registry.load([Source(FIXTURES, "fixtures")])
+    return PitfallsApp(lang=lang, registry=registry, runner=FakeRunner(DOCUMENTS))
+
+
+async def steady(pilot) -> None:
+    """No blinking cursor, no worker in flight, every message handled."""
+    for widget in pilot.app.query(Input):
+        widget.cursor_blink = False
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+def driver(*keys: str, tab: str | None = None, open_id: str | None = None, run: bool = False):
+    """A run_before that opens a recipe, presses keys and shows a tab."""
+
+    async def run_before(pilot) -> None:
+        await steady(pilot)
+        if open_id:
+            pilot.app.open_recipe(open_id, run=run)
+            await steady(pilot)
+        if keys:
+            await pilot.press(*keys)
+            await steady(pilot)
+        if tab:
+            from pitfalls.tui.widgets.recipe_view import RecipeView
+
+            pilot.app.screen.query_one(RecipeView).active_tab = tab
+            await steady(pilot)
+
+    return run_before
+
+
+LANGS = ["en", "zh"]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_start(snap_compare, lang: str) -> None:
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=driver())
+
+
+def test_start_small_terminal(snap_compare) -> None:
+    assert snap_compare(make_app("en"), terminal_size=(80, 24), run_before=driver())
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_prose(snap_compare, lang: str) -> None:
+    run_before = driver(open_id="half-overflow")
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_snippet(snap_compare, lang: str) -> None:
+    run_before = driver(open_id="half-overflow", tab="snippet")
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_info(snap_compare, lang: str) -> None:
+    run_before = driver(open_id="half-overflow", tab="info")
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_filtered(snap_compare, lang: str) -> None:
+    run_before = driver("slash", *"snippet")
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_run_result(snap_compare, lang: str) -> None:
+    run_before = driver(open_id="half-overflow", run=True)
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_run_error_panel(snap_compare, lang: str) -> None:
+    run_before = driver(open_id="tui-raise", run=True)
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=run_before)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_verify(snap_compare, lang: str) -> None:
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=driver("v"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_help(snap_compare, lang: str) -> None:
+    assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=driver("question_mark"))
