@@ -1,7 +1,7 @@
 """A metadata cache for recipe folders, so that listing a catalogue of thousands stays quick.
 
 Parsing TOML in pure Python costs about 2 ms per recipe; a cache hit costs one `listdir` and one
-`stat`. Each folder of recipes gets one JSON file under the user's cache directory, keyed by
+`stat`. Each folder of recipes gets one marshal file under the user's cache directory, keyed by
 each recipe.toml's mtime and size and by the names present in its folder, so any edit, added or
 removed file invalidates that entry. Only recipes that loaded cleanly are cached: a malformed
 one is parsed (and reported) every time. Set PITFALLS_CACHE=0 to turn the cache off.
@@ -10,10 +10,11 @@ one is parsed (and reported) every time. Set PITFALLS_CACHE=0 to turn the cache 
 from __future__ import annotations
 
 import hashlib
-import json
+import marshal
 import os
+import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from pitfalls.model import Recipe
 
@@ -71,12 +72,15 @@ class FolderCache:
         self.changed = False
         root = cache_dir()
         digest = hashlib.sha1(str(folder.resolve()).encode("utf-8")).hexdigest()[:16]
-        self.file = root / f"recipes-{digest}.json" if root else None
+        # marshal loads several times faster than json and needs no import; its format is
+        # tied to the Python version, hence the tag in the name.
+        tag = sys.implementation.cache_tag or "python"
+        self.file = root / f"recipes-{digest}.{tag}.marshal" if root else None
         if self.file is None:
             return
         try:
-            data = json.loads(self.file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = marshal.loads(self.file.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
             return
         if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
             self.entries = data.get("entries", {})
@@ -106,7 +110,46 @@ class FolderCache:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.file.with_suffix(f".{os.getpid()}.tmp")
             payload = {"version": CACHE_VERSION, "entries": self.entries}
-            temporary.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+            temporary.write_bytes(marshal.dumps(payload))
             os.replace(temporary, self.file)
         except OSError:
             pass
+
+
+def cached_render(key_parts: list[Any], render: Callable[[], str]) -> str:
+    """Text from `render()`, memoised on disk under a digest of `key_parts`.
+
+    `show` uses this for its rendered page: highlighting a snippet with Pygments costs more
+    than the rest of the command, and the result depends only on the recipe's files, the
+    language and the terminal (all in the key).
+    """
+    root = cache_dir()
+    if root is None:
+        return render()
+    digest = hashlib.sha1(repr(key_parts).encode("utf-8")).hexdigest()
+    file = root / "pages" / f"{digest}.txt"
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        pass
+    text = render()
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        temporary = file.with_suffix(f".{os.getpid()}.tmp")
+        temporary.write_text(text, encoding="utf-8")
+        os.replace(temporary, file)
+    except OSError:
+        pass
+    return text
+
+
+def files_signature(folder: Path, names: tuple[str, ...]) -> list[Any]:
+    """(name, mtime_ns, size) of each file that exists: changes when any of them is edited."""
+    signature: list[Any] = []
+    for name in names:
+        try:
+            stat = os.stat(folder / name)
+        except OSError:
+            continue
+        signature.append((name, stat.st_mtime_ns, stat.st_size))
+    return signature

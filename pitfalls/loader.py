@@ -11,10 +11,6 @@ from typing import Any
 from pitfalls.cache import FolderCache, folder_key, recipe_from_entry
 from pitfalls.model import COMPARISONS, DEVICE_TYPES, LANGS, SIDES, Expectation, Recipe
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on old Pythons
-    import tomli as tomllib
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -25,6 +21,11 @@ class RecipeError(ValueError):
 
 def read_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file, turning syntax errors into a RecipeError with the line."""
+    # Imported here: with the metadata cache warm, `list` and `show` parse no TOML at all.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised only on old Pythons
+        import tomli as tomllib
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ROBUST
+
 from pitfalls.registry import Registry, Source
 
 
@@ -28,7 +28,7 @@ def load(folder: Path) -> Registry:
 
 def test_a_cache_hit_gives_the_same_recipe(catalogue: Path) -> None:
     first = load(catalogue).resolve("t-ok")
-    assert list((catalogue.parent / "cache" / "pitfalls").glob("recipes-*.json"))
+    assert list((catalogue.parent / "cache" / "pitfalls").glob("recipes-*.marshal"))
     second = load(catalogue).resolve("t-ok")
     assert first.to_dict() == second.to_dict()
 

@@ -13,7 +13,7 @@ import typer
 
 from pitfalls import __version__
 from pitfalls.cli import browse, doctor, execute
-from pitfalls.cli.common import STATE
+from pitfalls.cli.common import STATE, prestart_runner
 
 EXIT_CODES_HELP = """
 Exit codes: 0 success (for run: the pitfall reproduced and the fix held); 1 a claim did not
@@ -114,11 +114,15 @@ def main() -> None:
     """Console entry point: runs the app, turning a closed pipe and Ctrl-C into quiet exits."""
     _ascii_safe_streams()
     try:
+        prestart_runner(sys.argv[1:])
         app(prog_name="pitfalls")
     except KeyboardInterrupt:
         interrupted()
     except BrokenPipeError:
         _quiet_broken_pipe()
+    finally:
+        if STATE.prestarted is not None:  # the command never needed it
+            STATE.prestarted.close()
 
 
 def interrupted() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Optional
 
@@ -132,11 +133,41 @@ def show(
     if raw or plain_output():
         sys.stdout.write(markdown)
         return
-    from rich.markdown import Markdown
+    sys.stdout.write(rendered_page(recipe, used, markdown))
 
+
+def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
+    """The page rendered for this terminal, from the page cache when nothing changed."""
+    from pitfalls import __version__
+    from pitfalls.cache import cached_render, files_signature
     from pitfalls.cli.common import console
 
-    console().print(Markdown(markdown, code_theme="monokai"))
+    out = console()
+    key = [
+        __version__,
+        str(recipe.path),
+        files_signature(recipe.path, ("recipe.toml", "en.md", "zh.md", "snippet.py")),
+        lang,
+        out.width,
+        out.color_system,
+        out.encoding,
+        out.no_color,
+    ]
+
+    def render() -> str:
+        from rich.markdown import Markdown
+
+        with out.capture() as capture:
+            out.print(Markdown(_plain_fences(markdown), code_theme="monokai"))
+        return capture.get()
+
+    return cached_render(key, render)
+
+
+def _plain_fences(markdown: str) -> str:
+    """Highlight Python only: shell and output blocks read fine plain, and each extra
+    Pygments lexer (bash, console) costs tens of milliseconds to build on every `show`."""
+    return re.sub(r"^```(?!python\b)[\w-]+[^\n]*$", "```text", markdown, flags=re.MULTILINE)
 
 
 def page_markdown(recipe: Recipe, lang: str, prose: str) -> str:

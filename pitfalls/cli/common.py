@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from pitfalls.model import Recipe
     from pitfalls.registry import Registry
+    from pitfalls.runner import ProcessPool
 
 
 @dataclass
@@ -24,6 +25,8 @@ class State:
 
     lang: str | None = None
     _registry: Registry | None = field(default=None, repr=False)
+    # A fork server started before argument parsing, for `run` and `verify` (see prestart).
+    prestarted: ProcessPool | None = field(default=None, repr=False)
 
 
 STATE = State()
@@ -114,3 +117,38 @@ def installed_torch_version() -> str | None:
         return metadata.version("torch")
     except metadata.PackageNotFoundError:
         return None
+
+
+RUNNING_COMMANDS = ("run", "verify")
+
+
+def prestart_runner(argv: list[str]) -> None:
+    """For `run` and `verify`, launch the torch-importing fork server right away.
+
+    Importing torch takes longer than anything else a run does; starting it before Typer and
+    Rich are even imported lets the two overlap. The pool is picked up by the command, and
+    closed by `main()` if the command never used it (a usage error, --help).
+    """
+    words = [w for w in argv if not w.startswith("-")]
+    if not words or words[0] not in RUNNING_COMMANDS or {"-h", "--help"} & set(argv):
+        return
+    python = os.environ.get("PITFALLS_PYTHON") or None
+    for index, word in enumerate(argv):
+        if word == "--python" and index + 1 < len(argv):
+            python = argv[index + 1]
+        elif word.startswith("--python="):
+            python = word.split("=", 1)[1]
+    from pitfalls.runner.process import ProcessPool
+
+    pool = ProcessPool(python=python)
+    pool.launch()
+    STATE.prestarted = pool
+
+
+def take_prestarted(python: str | None) -> ProcessPool | None:
+    """The pre-started pool, if it was started for this interpreter."""
+    pool, STATE.prestarted = STATE.prestarted, None
+    if pool is not None and pool.python != (python or sys.executable):
+        pool.close()
+        return None
+    return pool

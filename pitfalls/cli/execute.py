@@ -18,6 +18,7 @@ from pitfalls.cli.common import (
     plain_output,
     registry,
     resolve,
+    take_prestarted,
     warn,
 )
 from pitfalls.i18n import t
@@ -67,7 +68,7 @@ def _start_pool(python: Optional[str], lang: str) -> ProcessPool:
     from pitfalls.runner import ProcessPool, RunnerUnavailable
     from pitfalls.runner import python_for as choose_python
 
-    pool = ProcessPool(python=choose_python(python))
+    pool = take_prestarted(choose_python(python)) or ProcessPool(python=choose_python(python))
     try:
         with _status(t("run.importing", lang)):
             pool.start()

@@ -140,15 +140,17 @@ class ProcessPool:
         self._cancel_requests: set[int] = set()
         self._lock = threading.Lock()
         self._closed = False
+        self._launch_error = ""
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Start the fork server and wait until torch is imported (fork mode only).
+    def launch(self) -> None:
+        """Start the fork server without waiting for it (fork mode only).
 
-        Raises RunnerUnavailable when the interpreter cannot run or has no torch.
+        The CLI calls this before it has even parsed its arguments, so that torch imports in
+        the server while the CLI itself starts up.
         """
-        if self.start_method != "fork" or self._server is not None:
+        if self.start_method != "fork" or self._server is not None or self._closed:
             return
         parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
@@ -163,12 +165,22 @@ class ProcessPool:
             )
         except OSError as err:
             parent_sock.close()
-            raise RunnerUnavailable(
-                "python_missing", f"cannot start {self.python}: {err.strerror}"
-            ) from None
+            self._launch_error = f"cannot start {self.python}: {err.strerror}"
+            return
         finally:
             child_sock.close()
         self._control = parent_sock
+
+    def start(self) -> None:
+        """Launch the fork server if needed and wait until torch is imported (fork mode).
+
+        Raises RunnerUnavailable when the interpreter cannot run or has no torch.
+        """
+        if self.start_method != "fork" or self.torch_version is not None:
+            return
+        self.launch()
+        if self._launch_error:
+            raise RunnerUnavailable("python_missing", self._launch_error)
         message = self._receive_control(block=True)
         if message is None or message.get("event") != "ready":
             detail = self._drain_server_stderr()

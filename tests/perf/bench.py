@@ -102,6 +102,11 @@ def main() -> None:
                 ([*pitfalls, "show", "detach"], {"COLUMNS": "100"}, True),
                 ([python, str(FLOOR), "show", "detach"], {"COLUMNS": "100"}, True),
             )
+            # The first show after an install or an edit renders without the page cache.
+            pairs["show detach, cache off / floor"] = (
+                ([*pitfalls, "show", "detach"], {"COLUMNS": "100", "PITFALLS_CACHE": "0"}, True),
+                ([python, str(FLOOR), "show", "detach"], {"COLUMNS": "100"}, True),
+            )
         else:
             print(f"(no floor script at {FLOOR}: show is not measured)")
         if not args.skip_tui:
