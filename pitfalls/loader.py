@@ -11,7 +11,6 @@ from typing import Any
 from pitfalls.cache import FolderCache, folder_key, recipe_from_entry
 from pitfalls.model import COMPARISONS, DEVICE_TYPES, LANGS, SIDES, Expectation, Recipe
 
-
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 

@@ -34,19 +34,24 @@ class Expectation:
     why: str = ""
 
     def describe(self) -> str:
-        """A short human form, such as `loss_is_finite == False`."""
+        """A short human form, such as `loss_is_finite == false` (values as in TOML/JSON)."""
+        import json
+
+        def show(value: Any) -> str:
+            return json.dumps(value, ensure_ascii=False)
+
         symbols = {"equals": "==", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
         if self.op in symbols:
-            return f"{self.key} {symbols[self.op]} {self.value!r}"
+            return f"{self.key} {symbols[self.op]} {show(self.value)}"
         if self.op == "one_of":
-            return f"{self.key} in {list(self.value)!r}"
+            return f"{self.key} in {show(list(self.value))}"
         if self.op == "isclose":
-            return f"{self.key} ≈ {self.value!r}"
+            return f"{self.key} ≈ {show(self.value)}"
         if self.op == "contains":
-            return f"{self.key} contains {self.value!r}"
+            return f"{self.key} contains {show(self.value)}"
         types = self.value.get("type")
         match = self.value.get("match")
-        return f"{self.key} raises {types!r} matching {match!r}"
+        return f"{self.key} raises {show(types)} matching {show(match)}"
 
     def to_dict(self) -> dict[str, Any]:
         """The expectation as JSON-able data."""

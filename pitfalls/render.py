@@ -132,13 +132,20 @@ def result_renderable(result: RunResult, lang: str) -> RenderableType:
     table.add_column(t("run.problem", lang), style="red", overflow="fold")
     table.add_column(t("run.fix", lang), style="green", overflow="fold")
     for row in observation_rows(result):
-        table.add_row(*row)
+        # Text, not markup: an observation such as `[false, true]` is data, not a style tag.
+        table.add_row(*(Text(cell) for cell in row))
     if table.row_count:
         parts.append(table)
     if result.checks:
-        checks = Table(title=t("run.expectations", lang), show_header=False, show_edge=False)
+        checks = Table(
+            title=t("run.expectations", lang),
+            title_justify="left",
+            show_header=False,
+            box=None,
+            pad_edge=False,
+        )
         checks.add_column("", width=1)
-        checks.add_column("")
+        checks.add_column("", overflow="fold")
         checks.add_column("", overflow="fold")
         for check in result.checks:
             if not check.applies:
@@ -148,7 +155,7 @@ def result_renderable(result: RunResult, lang: str) -> RenderableType:
                 symbol = Text(mark(check.holds), "green" if check.holds else "bold red")
                 detail = Text(check.reason or "", "red")
             side = t(f"run.{check.expectation.side}", lang)
-            checks.add_row(symbol, f"{side}: {check.expectation.describe()}", detail)
+            checks.add_row(symbol, Text(f"{side}: {check.expectation.describe()}"), detail)
         parts.append(checks)
     for note in notes(result, lang):
         parts.append(Text(note, "yellow"))

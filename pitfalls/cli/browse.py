@@ -70,6 +70,7 @@ def list_recipes(
         ]
         sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
         return
+    from rich.markup import escape
     from rich.table import Table
 
     from pitfalls.cli.common import console
@@ -87,10 +88,14 @@ def list_recipes(
         table.add_column(t("col.source", lang), style="dim", overflow="fold")
     for recipe in recipes:
         state = _torch_state(recipe, version)
-        row = [recipe.id, recipe.text(recipe.title, lang), ", ".join(recipe.tags)]
+        row = [
+            escape(recipe.id),
+            escape(recipe.text(recipe.title, lang)),
+            escape(", ".join(recipe.tags)),
+        ]
         row.append(f"[{styles[state]}]{labels[state]}[/]")
         if show_source:
-            row.append(recipe.source)
+            row.append(escape(recipe.source))
         table.add_row(*row)
     out = console()
     out.print(table)
@@ -225,6 +230,7 @@ def search(
             r = hit.recipe
             echo(f"{r.id}\t{r.text(r.title, lang)}\t{hit.score:g}")
         return
+    from rich.markup import escape
     from rich.table import Table
 
     from pitfalls.cli.common import console
@@ -235,5 +241,5 @@ def search(
     table.add_column(t("col.score", lang), justify="right", style="dim")
     for hit in hits:
         r = hit.recipe
-        table.add_row(r.id, r.text(r.title, lang), f"{hit.score:.1f}")
+        table.add_row(escape(r.id), escape(r.text(r.title, lang)), f"{hit.score:.1f}")
     console().print(table)

@@ -114,6 +114,7 @@ def doctor(
         for p in problems:
             echo(f"{p['severity']}\t{p['path']}\t{p['reason']}")
     else:
+        from rich.markup import escape
         from rich.table import Table
 
         from pitfalls.cli.common import console
@@ -122,13 +123,13 @@ def doctor(
         table.add_column(style="bold")
         table.add_column(overflow="fold")
         for key, value in rows:
-            table.add_row(key, value)
+            table.add_row(escape(key), escape(value))
         out = console()
         out.print(table)
         for p in problems:
             style = "red" if p["severity"] == "error" else "yellow"
             out.print(
-                f"[{style}]{p['severity']}[/] {p['path']}: {p['reason']}",
+                f"[{style}]{p['severity']}[/] {escape(p['path'])}: {escape(p['reason'])}",
                 highlight=False,
                 markup=True,
             )

@@ -300,6 +300,7 @@ def _print_report(report: VerifyReport, lang: str) -> None:
             )
         echo(f"{heading}\t{summary}")
         return
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=heading, show_edge=False, pad_edge=False)
@@ -310,13 +311,13 @@ def _print_report(report: VerifyReport, lang: str) -> None:
     table.add_column(t("verify.col.reason", lang), overflow="fold")
     for r in report.results:
         if r.skipped:
-            table.add_row(r.recipe.id, "-", "-", "", f"[yellow]{r.skipped}[/]")
+            table.add_row(r.recipe.id, "-", "-", "", f"[yellow]{escape(r.skipped)}[/]")
             continue
 
         def cell(ok: bool) -> str:
             return f"[green]{mark(ok)}[/]" if ok else f"[bold red]{mark(ok)}[/]"
 
-        reason = "" if r.status == "held" else f"[red]{failure_reason(r, lang)}[/]"
+        reason = "" if r.status == "held" else f"[red]{escape(failure_reason(r, lang))}[/]"
         table.add_row(r.recipe.id, cell(r.reproduced), cell(r.fixed), f"{r.duration:.2f}s", reason)
     out = console()
     out.print(table)
