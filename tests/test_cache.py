@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROBUST
 
+from conftest import ROBUST
 from pitfalls.registry import Registry, Source
 
 

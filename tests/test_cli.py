@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROBUST, assert_no_traceback, needs_torch, run_cli
 from typer.testing import CliRunner
 
+from conftest import ROBUST, assert_no_traceback, needs_torch, run_cli
 from pitfalls import __version__
 from pitfalls.cli import app
 

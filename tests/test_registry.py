@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from conftest import MALFORMED, ROBUST
 
+from conftest import MALFORMED, ROBUST
 from pitfalls.i18n import choose_language
 from pitfalls.registry import Registry, ResolveError, Source, builtin_dir, path_sources
 

@@ -214,6 +214,9 @@ class ProcessPool:
             except OSError:
                 pass
         if self._server is not None:
+            if self.torch_version is None:
+                # Still importing torch: nothing to finish cleanly, do not make quit wait.
+                _kill_server(self._server)
             try:
                 self._server.wait(timeout=2)
             except subprocess.TimeoutExpired:
@@ -284,6 +287,9 @@ class ProcessPool:
                         self.on_event("finished", running.task, outcome)
         finally:
             selector.close()
+            with self._lock:
+                # A cancel is for this batch: a stale one must not end the next run.
+                self._cancel_requests.clear()
         return [outcomes[t.task_id] for t in tasks]
 
     # -- internals -----------------------------------------------------------------------
@@ -498,6 +504,13 @@ def _kill_group(running: _Running) -> None:
         else:
             os.killpg(pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _kill_server(server: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(server.pid, signal.SIGKILL)
+    except OSError:
         pass
 
 

@@ -1,0 +1,87 @@
+"""A recipe's prose, rendered as Markdown in the current language."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from pitfalls.i18n import t
+
+if TYPE_CHECKING:
+    from pitfalls.model import Recipe
+
+
+def prose_markdown(recipe: Recipe | None, lang: str) -> str:
+    """The Markdown document shown for `recipe`: its title, a fallback note, its prose."""
+    if recipe is None:
+        return t("tui.no_recipe", lang)
+    used, text = recipe.prose_with_fallback(lang)
+    parts = [f"# {recipe.text(recipe.title, lang)}"]
+    if used != lang:
+        wanted, shown = t(f"lang.{lang}", lang), t(f"lang.{used}", lang)
+        parts.append(f"> {t('show.fallback', lang, wanted=wanted, used=shown)}")
+    parts.append(text)
+    return "\n\n".join(parts)
+
+
+class ProseView(VerticalScroll):
+    """Scrolls the Markdown of the open recipe."""
+
+    DEFAULT_CSS = """
+    ProseView > Markdown {
+        margin: 0 1;
+    }
+    ProseView > #prose-placeholder {
+        padding: 1 2;
+    }
+    """
+
+    def __init__(self, **kwargs: object) -> None:
+        """Create an empty view.
+
+        Args:
+            **kwargs: Passed on to `VerticalScroll`.
+        """
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.recipe: Recipe | None = None
+        self._lang = "en"
+
+    def compose(self) -> ComposeResult:
+        """A placeholder; the Markdown widget is mounted when a recipe is first opened."""
+        yield Static(id="prose-placeholder")
+
+    def on_mount(self) -> None:
+        """Follow the app's language."""
+        self.watch(self.app, "lang", self._language_changed)
+
+    def _language_changed(self, lang: str) -> None:
+        self._lang = lang
+        self._render_prose()
+
+    def show(self, recipe: Recipe) -> None:
+        """Show `recipe`'s prose.
+
+        Args:
+            recipe: The recipe to show.
+        """
+        self.recipe = recipe
+        self._render_prose()
+        self.scroll_home(animate=False)
+
+    def _render_prose(self) -> None:
+        document = prose_markdown(self.recipe, self._lang)
+        if self.recipe is None:
+            self.query_one("#prose-placeholder", Static).update(document)
+            return
+        # Deferred: the Markdown widget pulls in markdown-it, which the first paint does not need.
+        from textual.widgets import Markdown
+
+        markdowns = self.query(Markdown)
+        if markdowns:
+            markdowns.first().update(document)
+            return
+        self.query_one("#prose-placeholder", Static).remove()
+        self.mount(Markdown(document))
