@@ -12,6 +12,7 @@ from pitfalls.i18n import t
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
+    from rich.text import Text
 
     from pitfalls.runner.result import RunResult
 
@@ -164,3 +165,15 @@ def result_renderable(result: RunResult, lang: str) -> RenderableType:
         style = "yellow"
     parts.append(Text(verdict_text(result, lang), style))
     return Group(*parts)
+
+
+def inline_text(text: str, code_style: str = "bold cyan") -> Text:
+    """A one-line Markdown string (a title, a summary) as rich Text: `code` spans styled,
+    backticks dropped, everything else literal."""
+    from rich.text import Text
+
+    result = Text()
+    for index, part in enumerate(text.split("`")):
+        # Odd parts sat between backticks; an unmatched backtick leaves a literal tail.
+        result.append(part, style=code_style if index % 2 else "")
+    return result

@@ -420,3 +420,28 @@ async def test_real_run_of_a_builtin_recipe() -> None:
         await wait_until(pilot, lambda: panel.state == "done", timeout=120)
         assert panel.result is not None, panel.failure
         assert panel.result.status in ("held", "claim_failed"), panel.result.error
+
+
+@pytest.mark.slow
+async def test_a_hang_times_out_with_a_resize_mid_run(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("torch")
+    from pitfalls.tui.backend import ProcessRunner
+
+    pid_file = tmp_path / "pid"
+    monkeypatch.setenv("PITFALLS_TUI_TEST_PIDFILE", str(pid_file))
+    app = PitfallsApp(lang="en", registry=fixture_registry(), runner=ProcessRunner(timeout=3))
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_recipe("tui-sleep", run=True)
+        await wait_until(pilot, lambda: pid_file.exists() and bool(pid_file.read_text()))
+        pid = int(pid_file.read_text())
+        await pilot.resize_terminal(80, 24)  # the layout reflows while the child runs
+        await pilot.pause()
+        await pilot.resize_terminal(*SIZE)
+        panel = app.screen.query_one(RunPanel)
+        await wait_until(pilot, lambda: panel.state == "done", timeout=30)
+        error = app.screen.query_one(ErrorPanel)
+        assert error.has_class("-shown")
+        assert "timed out after 3 s" in str(error.render())
+        assert not pid_alive(pid)
+        await pilot.press("l")  # the app carries on
+        assert app.lang == "zh"

@@ -74,6 +74,7 @@ def list_recipes(
     from rich.table import Table
 
     from pitfalls.cli.common import console
+    from pitfalls.render import inline_text
 
     labels = {"in": t("torch.in", lang), "out": t("torch.out", lang)}
     labels["unknown"] = t("torch.unknown", lang)
@@ -90,7 +91,7 @@ def list_recipes(
         state = _torch_state(recipe, version)
         row = [
             escape(recipe.id),
-            escape(recipe.text(recipe.title, lang)),
+            inline_text(recipe.text(recipe.title, lang)),
             escape(", ".join(recipe.tags)),
         ]
         row.append(f"[{styles[state]}]{labels[state]}[/]")
@@ -234,6 +235,7 @@ def search(
     from rich.table import Table
 
     from pitfalls.cli.common import console
+    from pitfalls.render import inline_text
 
     table = Table(show_edge=False, pad_edge=False)
     table.add_column(t("col.id", lang), style="bold cyan", no_wrap=True)
@@ -241,5 +243,5 @@ def search(
     table.add_column(t("col.score", lang), justify="right", style="dim")
     for hit in hits:
         r = hit.recipe
-        table.add_row(escape(r.id), escape(r.text(r.title, lang)), f"{hit.score:.1f}")
+        table.add_row(escape(r.id), inline_text(r.text(r.title, lang)), f"{hit.score:.1f}")
     console().print(table)
