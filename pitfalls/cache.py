@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from pitfalls.model import Recipe
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 
 def cache_dir() -> Path | None:
@@ -45,6 +45,7 @@ def recipe_to_entry(recipe: Recipe) -> dict[str, Any]:
         "devices": list(recipe.devices),
         "torch": recipe.torch,
         "references": list(recipe.references),
+        "requires": list(recipe.requires),
     }
 
 
@@ -60,6 +61,7 @@ def recipe_from_entry(entry: dict[str, Any], folder: Path, source: str) -> Recip
         devices=tuple(entry["devices"]),
         torch=entry["torch"],
         references=tuple(entry["references"]),
+        requires=tuple(entry.get("requires", ())),
         source=source,
     )
 

@@ -172,6 +172,7 @@ def _parse_recipe(folder: Path, present: set[str], source: str) -> Recipe:
         devices=devices,
         torch=torch_range,
         references=_str_tuple(data, "references"),
+        requires=_str_tuple(data, "requires"),
         source=source,
         _expectations=expectations,
     )

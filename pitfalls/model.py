@@ -80,6 +80,7 @@ class Recipe:
     devices: tuple[str, ...] = DEVICE_TYPES
     torch: str = ""
     references: tuple[str, ...] = ()
+    requires: tuple[str, ...] = ()  # modules besides torch the snippet imports (numpy, ...)
     source: str = "built-in"
     # Expectations are read on first use: listing and searching never need them, and that
     # keeps the metadata cache small.
@@ -145,6 +146,7 @@ class Recipe:
             "devices": list(self.devices),
             "torch": self.torch,
             "references": list(self.references),
+            "requires": list(self.requires),
             "expectations": [e.to_dict() for e in self.expectations],
             "source": self.source,
             "path": str(self.path),

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.text import Text
 
+    from pitfalls.runner import VerifyReport
     from pitfalls.runner.result import RunResult
 
 
@@ -177,3 +178,16 @@ def inline_text(text: str, code_style: str = "bold cyan") -> Text:
         # Odd parts sat between backticks; an unmatched backtick leaves a literal tail.
         result.append(part, style=code_style if index % 2 else "")
     return result
+
+
+def verify_summary(report: VerifyReport, lang: str) -> str:
+    """`9 held, 0 claims failed, 0 failed to run, 0 skipped`, in `lang`."""
+    counts = report.counts()
+    return t(
+        "verify.summary",
+        lang,
+        held=counts.get("held", 0),
+        claim_failed=counts.get("claim_failed", 0),
+        error=counts.get("error", 0) + counts.get("unavailable", 0),
+        skipped=counts.get("skipped", 0),
+    )

@@ -324,3 +324,15 @@ def test_nothing_is_left_running_after_the_suite_module() -> None:
             if parent == me:
                 leftovers.append(entry)
     assert leftovers == []
+
+
+@needs_torch
+def test_a_missing_extra_module_is_unavailable_for_run_and_skipped_by_verify() -> None:
+    result = run_robust("run", "t-needs-module", "--device", "cpu")
+    assert result.returncode == 3
+    assert "needs pitfalls_no_such_module" in result.stderr
+    assert "pip install pitfalls_no_such_module" in result.stderr
+    verified = run_robust("verify", "t-ok", "t-needs-module", "--device", "cpu", "--json")
+    assert verified.returncode == 0
+    statuses = {r["id"]: r["status"] for r in json.loads(verified.stdout)}
+    assert statuses == {"t-ok": "held", "t-needs-module": "skipped"}

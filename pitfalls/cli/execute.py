@@ -159,6 +159,8 @@ def run(
         fail(
             t("err.device_unavailable", lang, device=device, reason=reason, available=available), 3
         )
+    if result.error and result.error.get("kind") == "requirement_missing":
+        fail(f"{recipe.id}: {result.error.get('message', '')}", 3)
     _print_result(result, lang, as_json)
     raise typer.Exit(result.exit_code)
 
@@ -270,17 +272,9 @@ def failure_reason(result: RunResult, lang: str) -> str:
 
 
 def _print_report(report: VerifyReport, lang: str) -> None:
-    from pitfalls.render import mark
+    from pitfalls.render import mark, verify_summary
 
-    counts = report.counts()
-    summary = t(
-        "verify.summary",
-        lang,
-        held=counts.get("held", 0),
-        claim_failed=counts.get("claim_failed", 0),
-        error=counts.get("error", 0) + counts.get("unavailable", 0),
-        skipped=counts.get("skipped", 0),
-    )
+    summary = verify_summary(report, lang)
     env = report.environment
     heading = f"{t('verify.title', lang, device=report.device)} · torch {env.get('torch')}"
     if plain_output():

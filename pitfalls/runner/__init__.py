@@ -106,6 +106,7 @@ def run_recipe(
     pool = pool or ProcessPool(python=python_for(python), on_event=on_event)
     try:
         task = Task(0, recipe.id, str(recipe.snippet_path), device, timeout)
+        task.requires = recipe.requires
         outcome = pool.run([task])[0]
     finally:
         if own_pool:
@@ -141,6 +142,17 @@ def probe_device(pool: ProcessPool, device: str, timeout: float) -> tuple[str, d
         **document.get("environment", {}),
         "devices": document.get("available_devices", []),
     }
+
+
+def _verified(recipe: Recipe, outcome: Outcome) -> RunResult:
+    """A verify result: a recipe whose extra modules are missing is skipped, with the reason,
+    rather than failed (a lone `run` of it exits 3 instead)."""
+    result = from_outcome(recipe, outcome)
+    if result.error and result.error.get("kind") == "requirement_missing":
+        result.skipped = result.error["message"]
+        result.error = None
+        result.checks = []
+    return result
 
 
 @dataclass
@@ -192,7 +204,7 @@ def verify(
         if on_event is not None:
             on_event(kind, task, data)
         if kind == "finished" and task.task_id in by_task and on_result is not None:
-            on_result(from_outcome(by_task[task.task_id], data))
+            on_result(_verified(by_task[task.task_id], data))
 
     own_pool = pool is None
     pool = pool or ProcessPool(python=python_for(python))
@@ -213,11 +225,12 @@ def verify(
             if device_type == "cuda" and ":" not in device and len(gpus) > 1:
                 task_device = f"cuda:{index % len(gpus)}"  # spread recipes over the GPUs
             task = Task(index, recipe.id, str(recipe.snippet_path), task_device, timeout, threads)
+            task.requires = recipe.requires
             by_task[index] = recipe
             tasks.append(task)
         outcomes = {o.task.task_id: o for o in pool.run(tasks, jobs=jobs)}
         results_by_id = {
-            by_task[task_id].id: from_outcome(by_task[task_id], outcome)
+            by_task[task_id].id: _verified(by_task[task_id], outcome)
             for task_id, outcome in outcomes.items()
         }
         for recipe in recipes:

@@ -163,6 +163,15 @@ def execute(request: dict) -> dict:
         result["environment"]["device_name"] = platform.processor() or platform.machine()
     if request.get("probe"):
         return result
+    missing = [name for name in request.get("requires", []) if not _importable(name)]
+    if missing:
+        names = ", ".join(missing)
+        message = (
+            f"this recipe needs {names}, which {sys.executable} cannot import "
+            f"(pip install {' '.join(missing)})"
+        )
+        result["error"] = _error("requirement_missing", "import", message)
+        return result
     snippet = request["snippet"]
     try:
         module = _import_snippet(snippet)
@@ -193,6 +202,15 @@ def execute(request: dict) -> dict:
         result[side] = observations
     result["timings"]["total"] = round(time.monotonic() - started, 4)
     return result
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _import_snippet(path: str):

@@ -39,6 +39,7 @@ class Task:
     timeout: float
     threads: int | None = None
     probe: bool = False
+    requires: tuple[str, ...] = ()
 
     def request(self) -> dict[str, Any]:
         """The JSON request understood by `_child.execute`."""
@@ -50,6 +51,7 @@ class Task:
             "threads": self.threads,
             "timeout": self.timeout,
             "probe": self.probe,
+            "requires": list(self.requires),
         }
 
 

@@ -21,7 +21,12 @@ EXIT_UNAVAILABLE = 3
 EXIT_SNIPPET_FAILED = 4
 EXIT_INTERRUPTED = 130
 
-UNAVAILABLE_KINDS = ("device_unavailable", "torch_missing", "python_missing")
+UNAVAILABLE_KINDS = (
+    "device_unavailable",
+    "torch_missing",
+    "python_missing",
+    "requirement_missing",
+)
 
 
 @dataclass

@@ -243,15 +243,8 @@ class MainScreen(Screen[None]):
         Args:
             recipe: The recipe to run.
         """
-        lang = self.pitfalls_app.lang
-        if self.busy:
-            self.notify(t("tui.busy", lang), severity="warning")
-            return
-        device = self.query_one(DeviceBar).device
-        report = self.pitfalls_app.device_report
-        if report is not None and not report.is_available(device):
-            message = report.problem or t("tui.device_unavailable", lang, device=device)
-            self.notify(message, severity="error")
+        device = self._device_for_a_run()
+        if device is None:
             return
         self.busy = "run"
         view = self.query_one(RecipeView)
@@ -302,21 +295,28 @@ class MainScreen(Screen[None]):
             return
         self.pitfalls_app.runner.cancel()
 
+    def _device_for_a_run(self) -> str | None:
+        """The chosen device, or None (with a notice) when busy or the device is missing."""
+        lang = self.pitfalls_app.lang
+        if self.busy:
+            self.notify(t("tui.busy", lang), severity="warning")
+            return None
+        device = self.query_one(DeviceBar).device
+        report = self.pitfalls_app.device_report
+        if report is not None and not report.is_available(device):
+            message = report.problem or t("tui.device_unavailable", lang, device=device)
+            self.notify(message, severity="error")
+            return None
+        return device
+
     def action_cycle_device(self) -> None:
         """Choose the next available device."""
         self.query_one(DeviceBar).cycle()
 
     def action_verify_all(self) -> None:
         """Verify every recipe of the catalogue on the chosen device."""
-        lang = self.pitfalls_app.lang
-        if self.busy:
-            self.notify(t("tui.busy", lang), severity="warning")
-            return
-        device = self.query_one(DeviceBar).device
-        report = self.pitfalls_app.device_report
-        if report is not None and not report.is_available(device):
-            message = report.problem or t("tui.device_unavailable", lang, device=device)
-            self.notify(message, severity="error")
+        device = self._device_for_a_run()
+        if device is None:
             return
         recipes = list(self.pitfalls_app.registry)
         self.busy = "verify"

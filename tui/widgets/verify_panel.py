@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
 from pitfalls.i18n import t
-from pitfalls.render import mark
+from pitfalls.render import mark, verify_summary
 
 if TYPE_CHECKING:
     from pitfalls.runner import RunResult, VerifyReport
@@ -139,15 +139,7 @@ class VerifyPanel(Vertical):
         elif self.problem:
             status.update(t("tui.no_torch", lang, reason=self.problem))
         elif self.report is not None:
-            counts = self.report.counts()
-            summary = t(
-                "verify.summary",
-                lang,
-                held=counts.get("held", 0),
-                claim_failed=counts.get("claim_failed", 0),
-                error=counts.get("error", 0) + counts.get("unavailable", 0),
-                skipped=counts.get("skipped", 0),
-            )
+            summary = verify_summary(self.report, lang)
             title = t("verify.title", lang, device=self.report.device)
             status.update(f"{title}: {summary}")
         else:
