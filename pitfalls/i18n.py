@@ -89,6 +89,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "注意：该条目声明的设备是 {devices}，仍在 {device} 上运行。",
     },
     "run.output": {"en": "Snippet output", "zh": "代码输出"},
+    "run.output_truncated": {
+        "en": "Note: the snippet printed more than 64 KiB; only the last 64 KiB were kept.",
+        "zh": "注意：代码输出超过 64 KiB，只保留了最后 64 KiB。",
+    },
     "run.skipped": {"en": "skipped: {reason}", "zh": "已跳过：{reason}"},
     "run.n_a": {"en": "n/a here", "zh": "此处不适用"},
     "verify.title": {"en": "verify on {device}", "zh": "在 {device} 上验证"},

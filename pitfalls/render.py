@@ -70,6 +70,8 @@ def environment_text(result: RunResult, lang: str) -> str:
 def notes(result: RunResult, lang: str) -> list[str]:
     """Notices shown beside the verdict: torch out of range, undeclared device."""
     found = []
+    if result.output_truncated:
+        found.append(t("run.output_truncated", lang))
     if result.torch_in_range is False:
         found.append(
             t("run.out_of_range", lang, torch=result.torch_version, range=result.recipe.torch)

@@ -26,8 +26,42 @@ from conftest import (
     wait_gone,
 )
 
-ROBUST_ENV = {"PITFALLS_PATH": str(ROBUST)}
+# Every process these tests start carries this marker in its environment, and inherits it to
+# everything it starts: a process that still has it after a test is a survivor, wherever it was
+# reparented to.
+MARKER = f"pitfalls-robustness-{os.getpid()}"
+ROBUST_ENV = {"PITFALLS_PATH": str(ROBUST), "PITFALLS_TEST_MARKER": MARKER}
 START_METHODS = ["fork", "spawn"] if sys.platform.startswith("linux") else ["spawn"]
+
+
+def survivors() -> list[int]:
+    """Live processes (not zombies) that carry this module's marker."""
+    found = []
+    needle = f"PITFALLS_TEST_MARKER={MARKER}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle not in handle.read().split(b"\0"):
+                    continue
+        except OSError:
+            continue
+        if pid_alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_survivors():
+    """After every test here, no process it started is left (given a moment to be reaped)."""
+    yield
+    if not sys.platform.startswith("linux"):
+        return
+    deadline = time.monotonic() + 3
+    while survivors() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert survivors() == []
 
 
 def run_robust(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -196,6 +230,10 @@ def test_huge_output_stays_bounded() -> None:
     assert data["output_truncated"] is True
     assert len(data["output"]) <= 64 * 1024
     assert len(result.stdout) < 200 * 1024
+    plain = run_robust("run", "t-huge-output", "--device", "cpu")
+    assert plain.returncode == 0
+    assert "only the last 64 KiB were kept" in plain.stdout
+    assert len(plain.stdout) < 16 * 1024
 
 
 @needs_torch
@@ -336,3 +374,27 @@ def test_a_missing_extra_module_is_unavailable_for_run_and_skipped_by_verify() -
     assert verified.returncode == 0
     statuses = {r["id"]: r["status"] for r in json.loads(verified.stdout)}
     assert statuses == {"t-ok": "held", "t-needs-module": "skipped"}
+
+
+def test_malformed_recipe_folders_are_reported_and_the_rest_work() -> None:
+    from conftest import MALFORMED
+
+    result = run_cli("list", env={"PITFALLS_PATH": str(MALFORMED)})
+    assert result.returncode == 0
+    assert_no_traceback(result.stderr)
+    ids = {line.split("\t")[0] for line in result.stdout.splitlines()}
+    assert {"detach", "m-dup", "m-alias-clash", "m-only-en"} <= ids
+    assert "m-bad-toml" not in ids and "m-no-prose" not in ids
+    errors = result.stderr
+    for name, reason in [
+        ("m-bad-toml", "not valid TOML"),
+        ("m-no-prose", "no prose"),
+        ("m-no-snippet", "no snippet.py"),
+        ("m-dup-b", "already taken"),
+        ("m-builtin-clash", "already taken by built-in"),
+    ]:
+        line = next((x for x in errors.splitlines() if f"/{name}:" in x), "")
+        assert reason in line, (name, errors)
+    assert "warning" in errors and "alias 'clamp'" in errors
+    shown = run_cli("show", "clamp", env={"PITFALLS_PATH": str(MALFORMED)})
+    assert shown.stdout.startswith("# Focal loss")  # the built-in keeps its alias

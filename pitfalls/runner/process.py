@@ -249,6 +249,14 @@ class ProcessPool:
 
     def run(self, tasks: list[Task], jobs: int = 1) -> list[Outcome]:
         """Run `tasks`, at most `jobs` at once; returns outcomes in the order of `tasks`."""
+        if os.name == "nt":
+            # The event loop selects on pipes, which Windows cannot do, and Windows has no
+            # process groups to end a snippet's children with: say so rather than half-work.
+            raise RunnerUnavailable(
+                "python_missing",
+                "running snippets is not supported on native Windows yet; use WSL, or read "
+                "the recipes with `pitfalls show`",
+            )
         self.start()
         pending = list(tasks)
         outcomes: dict[int, Outcome] = {}
