@@ -223,6 +223,19 @@ def test_children_left_behind_are_ended(tmp_path: Path, start_method: str) -> No
 
 
 @needs_torch
+def test_a_child_that_escaped_the_group_is_ended_too(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    started = time.monotonic()
+    result = run_robust("run", "t-escapee", "--device", "cpu", PITFALLS_TEST_PIDFILE=str(pidfile))
+    assert result.returncode == 0, result.stderr
+    assert time.monotonic() - started < 30
+    if sys.platform.startswith("linux"):  # the fork server adopts and ends it as subreaper
+        assert wait_gone(int(pidfile.read_text())), "a child in its own session survived"
+    else:  # pragma: no cover
+        os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+@needs_torch
 def test_huge_output_stays_bounded() -> None:
     result = run_robust("run", "t-huge-output", "--device", "cpu", "--json")
     assert result.returncode == 0, result.stderr[-500:]

@@ -372,8 +372,11 @@ def serve(control_fd: int) -> None:
                 break
             info = running.pop(pid, None)
             if info is None:
-                continue  # an orphan adopted as subreaper: reaped, nothing to report
+                # An orphan adopted as subreaper: its own children come to us next.
+                _kill_adopted_orphans(running)
+                continue
             _kill_group(pid)  # whatever the snippet left behind in its group
+            _kill_adopted_orphans(running)  # and what escaped the group with setsid()
             send(
                 {
                     "event": "exited",
@@ -384,6 +387,34 @@ def serve(control_fd: int) -> None:
                     "cancelled": bool(info.get("cancelled")),
                 }
             )
+
+
+def _kill_adopted_orphans(running: dict) -> None:
+    """SIGKILL every child of this server that is not a snippet it started.
+
+    As a subreaper, the server inherits whatever a snippet left running after it exited, even
+    a process that moved to its own session (which a group kill cannot reach).
+    """
+    if not sys.platform.startswith("linux"):
+        return
+    me = os.getpid()
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.isdigit() or int(entry) in running:
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 1 and int(fields[1]) == me and fields[0] != b"Z":
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
 
 
 def _become_subreaper() -> None:

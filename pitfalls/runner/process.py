@@ -26,6 +26,7 @@ from typing import Any
 CHILD_SCRIPT = Path(__file__).with_name("_child.py")
 OUTPUT_LIMIT = 64 * 1024  # bytes of a task's output kept: the tail, which holds the error
 RESULT_LIMIT = 1 << 20
+PIPE_GRACE = 3.0  # seconds to drain a snippet's pipes after it exited
 
 
 @dataclass
@@ -99,6 +100,7 @@ class _Running:
     timed_out: bool = False
     cancelled: bool = False
     pid: int | None = None
+    exited_at: float | None = None
 
     def done(self) -> bool:
         return self.exit is not None and not self.out_open and not self.result_open
@@ -290,6 +292,7 @@ class ProcessPool:
                                 "returncode": code if code >= 0 else None,
                                 "signal": -code if code < 0 else None,
                             }
+                    self._stop_waiting_for_escapees(running, selector)
                     if running.done():
                         del self._running[task_id]
                         outcome = self._finish(running)
@@ -405,6 +408,7 @@ class ProcessPool:
             selector.unregister(self._control)
             detail = self._drain_server_stderr() or "no message"
             for running in self._running.values():
+                _kill_group(running)  # nobody else will end them now
                 if running.exit is None:
                     running.exit = {"returncode": None, "signal": None, "lost": detail}
             self._control = None
@@ -453,6 +457,29 @@ class ProcessPool:
                 os.close(fd)
                 running.result = bytearray(b"\0too-large")
                 self._kill(running)
+
+    def _stop_waiting_for_escapees(
+        self, running: _Running, selector: selectors.BaseSelector
+    ) -> None:
+        """Once the snippet has exited, give its pipes a short grace, then stop reading.
+
+        A process that escaped every kill (where there is no subreaper to catch it) could
+        otherwise hold the output pipe open forever.
+        """
+        if running.exit is None:
+            running.exited_at = None
+            return
+        if running.exited_at is None:
+            running.exited_at = time.monotonic()
+        if time.monotonic() - running.exited_at < PIPE_GRACE:
+            return
+        for kind in ("output", "result"):
+            is_open = running.out_open if kind == "output" else running.result_open
+            if is_open:
+                fd = running.out_fd if kind == "output" else running.result_fd
+                selector.unregister(fd)
+                os.close(fd)
+        running.out_open = running.result_open = False
 
     def _kill(self, running: _Running) -> None:
         if self._control is not None:
