@@ -159,7 +159,8 @@ def result_renderable(result: RunResult, lang: str) -> RenderableType:
                 symbol = Text(mark(check.holds), "green" if check.holds else "bold red")
                 detail = Text(check.reason or "", "red")
             side = t(f"run.{check.expectation.side}", lang)
-            checks.add_row(symbol, Text(f"{side}: {check.expectation.describe()}"), detail)
+            colon = "：" if lang == "zh" else ": "
+            checks.add_row(symbol, Text(f"{side}{colon}{check.expectation.describe()}"), detail)
         parts.append(checks)
     for note in notes(result, lang):
         parts.append(Text(note, "yellow"))
