@@ -88,10 +88,16 @@ class ProcessRunner:
     """
 
     def __init__(self, python: str | None = None, timeout: float | None = None) -> None:
-        from pitfalls.runner import DEFAULT_TIMEOUT
+        """Create the runner; nothing starts until the first probe or run.
 
+        Args:
+            python: The snippet interpreter; None lets `pitfalls.runner` choose.
+            timeout: Seconds per snippet; None uses the runner's default.
+        """
+        # `pitfalls.runner` is imported by the worker that first needs it, not here: the app
+        # creates this runner before its first frame, and the import costs about 10 ms.
         self.python = python
-        self.timeout = timeout or DEFAULT_TIMEOUT
+        self._timeout = timeout
         self._pool: ProcessPool | None = None
         self._verify_pool: ProcessPool | None = None
         # One pool runs one batch at a time: the probe and a run must not overlap on it.
@@ -99,6 +105,13 @@ class ProcessRunner:
         self._state_lock = threading.Lock()
         self._running = False
         self._closed = False
+
+    @property
+    def timeout(self) -> float:
+        """Seconds a snippet may run."""
+        from pitfalls.runner import DEFAULT_TIMEOUT
+
+        return self._timeout or DEFAULT_TIMEOUT
 
     def _shared_pool(self) -> ProcessPool:
         from pitfalls.runner import ProcessPool, python_for

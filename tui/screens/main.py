@@ -6,6 +6,7 @@ a thread worker that posts a message from `pitfalls.tui.messages` back to this s
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -14,6 +15,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Select, Static
+from textual.worker import get_current_worker
 
 from pitfalls.i18n import t
 from pitfalls.model import LANGS
@@ -23,13 +25,16 @@ from pitfalls.tui.widgets.device_bar import DeviceBar
 from pitfalls.tui.widgets.filter_input import FilterInput
 from pitfalls.tui.widgets.recipe_list import RecipeList
 from pitfalls.tui.widgets.recipe_view import RecipeView
-from pitfalls.tui.widgets.run_panel import RunPanel
 from pitfalls.tui.widgets.tag_select import TagSelect
-from pitfalls.tui.widgets.verify_panel import VerifyPanel
 
 if TYPE_CHECKING:
     from pitfalls.model import Recipe
     from pitfalls.tui.app import PitfallsApp
+
+# The longest the start-up workers wait for the first frame before starting anyway, and how
+# often they look whether the app was quit meanwhile (seconds).
+FIRST_PAINT_WAIT = 1.0
+FIRST_PAINT_POLL = 0.02
 
 
 class MainScreen(Screen[None]):
@@ -49,6 +54,8 @@ class MainScreen(Screen[None]):
         """Create the screen; the app holds the registry and the runner."""
         super().__init__()
         self.busy: str | None = None  # "run" or "verify" while a worker runs snippets
+        # Set once the first frame is out; the probe and the prose index wait for it.
+        self._first_paint = threading.Event()
 
     @property
     def pitfalls_app(self) -> PitfallsApp:
@@ -75,8 +82,12 @@ class MainScreen(Screen[None]):
         """Start the probe and the prose indexing; focus the list."""
         self.watch(self.app, "lang", self._language_changed)
         self.query_one(RecipeList).focus()
+        # Started now, so that `workers.wait_for_complete()` sees them, but they wait for the
+        # first frame: the probe's child (importing torch) and reading prose took CPU and the
+        # GIL from it, 50-130 ms later on a two-core machine.
         self.probe_devices()
         self.index_prose()
+        self.call_after_refresh(self._first_paint.set)
 
     def _language_changed(self, lang: str) -> None:
         localise_bindings(self, lang)
@@ -96,15 +107,29 @@ class MainScreen(Screen[None]):
 
     # -- workers -----------------------------------------------------------------------
 
+    def _wait_for_first_paint(self) -> bool:
+        """Block this worker's thread until the first frame is out; False if cancelled."""
+        worker = get_current_worker()
+        waited = 0.0
+        while not self._first_paint.wait(FIRST_PAINT_POLL) and waited < FIRST_PAINT_WAIT:
+            if worker.is_cancelled:  # the app quit before its first frame
+                return False
+            waited += FIRST_PAINT_POLL
+        return not worker.is_cancelled
+
     @work(thread=True, exclusive=True, exit_on_error=False, group="probe")
     def probe_devices(self) -> None:
         """Ask a child process which devices exist (the UI process never imports torch)."""
+        if not self._wait_for_first_paint():
+            return
         report = self.pitfalls_app.probe()
         self.post_message(messages.DevicesProbed(report))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="prose")
     def index_prose(self) -> None:
         """Read every recipe's prose after the first paint, so the filter can search it."""
+        if not self._wait_for_first_paint():
+            return
         texts = {}
         for recipe in self.pitfalls_app.registry:
             parts = [recipe.prose(lang) or "" for lang in LANGS]
@@ -172,28 +197,28 @@ class MainScreen(Screen[None]):
 
     def on_run_output_received(self, message: messages.RunOutputReceived) -> None:
         """Stream output into the run panel."""
-        self.query_one(RunPanel).append_output(message.text)
+        self.query_one(RecipeView).run_panel.append_output(message.text)
 
     def on_run_finished(self, message: messages.RunFinished) -> None:
         """Show the result (or the error panel the result calls for)."""
         self.busy = None
-        self.query_one(RunPanel).finish(message.result)
+        self.query_one(RecipeView).run_panel.finish(message.result)
         self.refresh_bindings()
 
     def on_run_failed(self, message: messages.RunFailed) -> None:
         """Show why nothing could run."""
         self.busy = None
-        self.query_one(RunPanel).fail(message.kind, message.message)
+        self.query_one(RecipeView).run_panel.fail(message.kind, message.message)
         self.refresh_bindings()
 
     def on_verify_progressed(self, message: messages.VerifyProgressed) -> None:
         """Add a row and advance the bar."""
-        self.query_one(VerifyPanel).add_result(message.result)
+        self.query_one(RecipeView).verify_panel.add_result(message.result)
 
     def on_verify_finished(self, message: messages.VerifyFinished) -> None:
         """Show the summary."""
         self.busy = None
-        self.query_one(VerifyPanel).finish(message.report, message.problem)
+        self.query_one(RecipeView).verify_panel.finish(message.report, message.problem)
         self.refresh_bindings()
 
     # -- widget messages ---------------------------------------------------------------
@@ -250,7 +275,7 @@ class MainScreen(Screen[None]):
         view = self.query_one(RecipeView)
         if view.recipe is None or view.recipe.id != recipe.id:
             self.open(recipe)
-        self.query_one(RunPanel).start(recipe, device)
+        view.run_panel.start(recipe, device)
         view.active_tab = "run"
         self.refresh_bindings()
         self.run_in_child(recipe, device)
@@ -320,7 +345,8 @@ class MainScreen(Screen[None]):
             return
         recipes = list(self.pitfalls_app.registry)
         self.busy = "verify"
-        self.query_one(VerifyPanel).start(len(recipes), device)
-        self.query_one(RecipeView).active_tab = "verify"
+        view = self.query_one(RecipeView)
+        view.verify_panel.start(len(recipes), device)
+        view.active_tab = "verify"
         self.refresh_bindings()
         self.verify_in_children(recipes, device)

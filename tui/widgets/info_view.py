@@ -46,7 +46,11 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
 
 
 class InfoView(VerticalScroll):
-    """Scrolls the metadata table of the open recipe."""
+    """Scrolls the metadata table of the open recipe.
+
+    `show` may be called before the view is composed (it is mounted after the first frame):
+    it then only notes the recipe, which `on_mount` shows.
+    """
 
     DEFAULT_CSS = """
     InfoView > Static {
@@ -63,13 +67,15 @@ class InfoView(VerticalScroll):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.recipe: Recipe | None = None
         self._lang = "en"
+        self._composed = False
 
     def compose(self) -> ComposeResult:
         """One Static holding the table."""
         yield Static()
 
     def on_mount(self) -> None:
-        """Follow the app's language."""
+        """Follow the app's language (its watcher shows the table now)."""
+        self._composed = True
         self.watch(self.app, "lang", self._language_changed)
 
     def _language_changed(self, lang: str) -> None:
@@ -83,4 +89,5 @@ class InfoView(VerticalScroll):
             recipe: The recipe to show.
         """
         self.recipe = recipe
-        self.query_one(Static).update(info_renderable(recipe, self._lang))
+        if self._composed:
+            self.query_one(Static).update(info_renderable(recipe, self._lang))

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 class RunPanel(Vertical):
     """Status line, report (error panel and result) and the snippet's output.
 
-    `state` is one of idle, running, done; CSS decides what each state shows.
+    `state` is one of idle, running, done; CSS decides what each state shows. Every method
+    may be called before the panel is composed (it is mounted after the first frame): they
+    then only update the state, which `on_mount` shows, and output waits in a buffer.
     """
 
     DEFAULT_CSS = """
@@ -70,6 +72,8 @@ class RunPanel(Vertical):
         self.failure: tuple[str, str] | None = None  # (kind, message) when no result came
         self._device = "auto"
         self._lang = "en"
+        self._composed = False
+        self._pending_output: list[str] = []  # output received before the Log existed
 
     def compose(self) -> ComposeResult:
         """Status, report and output."""
@@ -80,8 +84,12 @@ class RunPanel(Vertical):
         yield Log(id="run-output", highlight=False, auto_scroll=True)
 
     def on_mount(self) -> None:
-        """Follow the app's language."""
+        """Follow the app's language (its watcher shows the state now); write held output."""
+        self._composed = True
         self.watch(self.app, "lang", self._language_changed)
+        if self._pending_output:
+            self.query_one("#run-output", Log).write("".join(self._pending_output))
+            self._pending_output.clear()
 
     def watch_state(self, state: str) -> None:
         """Let CSS show what belongs to the state."""
@@ -114,7 +122,9 @@ class RunPanel(Vertical):
         self.result = None
         self.failure = None
         self._device = device
-        self.query_one("#run-output", Log).clear()
+        self._pending_output.clear()
+        if self._composed:
+            self.query_one("#run-output", Log).clear()
         self.state = "running"
         self._refresh_view()
 
@@ -124,7 +134,10 @@ class RunPanel(Vertical):
         Args:
             text: Output, not necessarily whole lines.
         """
-        self.query_one("#run-output", Log).write(text)
+        if self._composed:
+            self.query_one("#run-output", Log).write(text)
+        else:
+            self._pending_output.append(text)
 
     def finish(self, result: RunResult) -> None:
         """Show a run's result.
@@ -153,6 +166,8 @@ class RunPanel(Vertical):
         return bool(self.result and (self.result.error or {}).get("kind") == "cancelled")
 
     def _refresh_view(self) -> None:
+        if not self._composed:  # on_mount shows the state
+            return
         from pitfalls.render import result_renderable
 
         status = self.query_one("#run-status", Static)

@@ -15,7 +15,11 @@ if TYPE_CHECKING:
 
 
 class SnippetView(VerticalScroll):
-    """Scrolls the snippet source; nothing is highlighted until a recipe is opened."""
+    """Scrolls the snippet source; nothing is highlighted until a recipe is opened.
+
+    `show` may be called before the view is composed (it is mounted after the first frame):
+    it then only notes the recipe, which `on_mount` shows.
+    """
 
     DEFAULT_CSS = """
     SnippetView > Static {
@@ -33,13 +37,15 @@ class SnippetView(VerticalScroll):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.recipe: Recipe | None = None
         self._lang = "en"
+        self._composed = False
 
     def compose(self) -> ComposeResult:
         """One Static holding the highlighted source."""
         yield Static()
 
     def on_mount(self) -> None:
-        """Follow the app's language and theme."""
+        """Follow the app's language and theme (the theme's watcher shows the snippet now)."""
+        self._composed = True
         self.watch(self.app, "lang", self._language_changed)
         self.watch(self.app, "theme", lambda _theme: self._render_snippet())
 
@@ -55,10 +61,13 @@ class SnippetView(VerticalScroll):
             recipe: The recipe to show.
         """
         self.recipe = recipe
-        self._render_snippet()
-        self.scroll_home(animate=False)
+        if self._composed:
+            self._render_snippet()
+            self.scroll_home(animate=False)
 
     def _render_snippet(self) -> None:
+        if not self._composed:  # on_mount renders it
+            return
         static = self.query_one(Static)
         if self.recipe is None:
             static.update(t("tui.no_recipe", self._lang))

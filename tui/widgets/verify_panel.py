@@ -18,7 +18,11 @@ STATUS_OK = {"held": True, "skipped": True}
 
 
 class VerifyPanel(Vertical):
-    """Shows the progress and results of `verify` over the whole catalogue."""
+    """Shows the progress and results of `verify` over the whole catalogue.
+
+    Every method may be called before the panel is composed (it is mounted after the first
+    frame): they then only update the state, which `on_mount` shows.
+    """
 
     DEFAULT_CSS = """
     VerifyPanel > #verify-status {
@@ -52,6 +56,9 @@ class VerifyPanel(Vertical):
         self.running = False
         self._device = "auto"
         self._lang = "en"
+        self._total = 1  # the progress bar's total and progress
+        self._done = 0
+        self._composed = False
 
     def compose(self) -> ComposeResult:
         """Status, progress and the result table."""
@@ -61,7 +68,8 @@ class VerifyPanel(Vertical):
         yield DataTable(cursor_type="row", zebra_stripes=True, id="verify-table")
 
     def on_mount(self) -> None:
-        """Follow the app's language."""
+        """Follow the app's language (its watcher shows the state now)."""
+        self._composed = True
         self.watch(self.app, "lang", self._language_changed)
 
     def _language_changed(self, lang: str) -> None:
@@ -80,8 +88,8 @@ class VerifyPanel(Vertical):
         self.problem = ""
         self.running = True
         self._device = device
+        self._total, self._done = max(total, 1), 0
         self.add_class("-started")
-        self.query_one(ProgressBar).update(total=max(total, 1), progress=0)
         self._refresh_view()
 
     def add_result(self, result: RunResult) -> None:
@@ -91,8 +99,10 @@ class VerifyPanel(Vertical):
             result: The result that just landed.
         """
         self.results.append(result)
-        self.query_one(ProgressBar).advance(1)
-        self._add_row(result)
+        self._done += 1
+        if self._composed:
+            self.query_one(ProgressBar).advance(1)
+            self._add_row(result)
 
     def finish(self, report: VerifyReport | None, problem: str = "") -> None:
         """Show the summary, or why the run could not start.
@@ -122,7 +132,10 @@ class VerifyPanel(Vertical):
         )
 
     def _refresh_view(self) -> None:
+        if not self._composed:  # on_mount shows the state
+            return
         lang = self._lang
+        self.query_one(ProgressBar).update(total=self._total, progress=self._done)
         table = self.query_one(DataTable)
         table.clear(columns=True)
         table.add_columns(
