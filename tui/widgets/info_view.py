@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from pitfalls.i18n import t
 from pitfalls.tui.localise import inline_code
+from pitfalls.tui.widgets.recipe_pane import RecipePane
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -45,12 +45,8 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     return table
 
 
-class InfoView(VerticalScroll):
-    """Scrolls the metadata table of the open recipe.
-
-    `show` may be called before the view is composed (it is mounted after the first frame):
-    it then only notes the recipe, which `on_mount` shows.
-    """
+class InfoView(RecipePane):
+    """Scrolls the metadata table of the open recipe."""
 
     DEFAULT_CSS = """
     InfoView > Static {
@@ -58,36 +54,10 @@ class InfoView(VerticalScroll):
     }
     """
 
-    def __init__(self, **kwargs: object) -> None:
-        """Create an empty view.
-
-        Args:
-            **kwargs: Passed on to `VerticalScroll`.
-        """
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.recipe: Recipe | None = None
-        self._lang = "en"
-        self._composed = False
-
     def compose(self) -> ComposeResult:
         """One Static holding the table."""
         yield Static()
 
-    def on_mount(self) -> None:
-        """Follow the app's language (its watcher shows the table now)."""
-        self._composed = True
-        self.watch(self.app, "lang", self._language_changed)
-
-    def _language_changed(self, lang: str) -> None:
-        self._lang = lang
-        self.query_one(Static).update(info_renderable(self.recipe, lang))
-
-    def show(self, recipe: Recipe) -> None:
-        """Show `recipe`'s metadata.
-
-        Args:
-            recipe: The recipe to show.
-        """
-        self.recipe = recipe
-        if self._composed:
-            self.query_one(Static).update(info_renderable(recipe, self._lang))
+    def render_recipe(self) -> None:
+        """Draw the metadata table."""
+        self.query_one(Static).update(info_renderable(self.recipe, self._lang))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from pitfalls.i18n import t
+from pitfalls.tui.widgets.recipe_pane import RecipePane
 
 if TYPE_CHECKING:
     from pitfalls.model import Recipe
@@ -27,7 +27,7 @@ def prose_markdown(recipe: Recipe | None, lang: str) -> str:
     return "\n\n".join(parts)
 
 
-class ProseView(VerticalScroll):
+class ProseView(RecipePane):
     """Scrolls the Markdown of the open recipe."""
 
     DEFAULT_CSS = """
@@ -39,39 +39,12 @@ class ProseView(VerticalScroll):
     }
     """
 
-    def __init__(self, **kwargs: object) -> None:
-        """Create an empty view.
-
-        Args:
-            **kwargs: Passed on to `VerticalScroll`.
-        """
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.recipe: Recipe | None = None
-        self._lang = "en"
-
     def compose(self) -> ComposeResult:
         """A placeholder; the Markdown widget is mounted when a recipe is first opened."""
         yield Static(id="prose-placeholder")
 
-    def on_mount(self) -> None:
-        """Follow the app's language."""
-        self.watch(self.app, "lang", self._language_changed)
-
-    def _language_changed(self, lang: str) -> None:
-        self._lang = lang
-        self._render_prose()
-
-    def show(self, recipe: Recipe) -> None:
-        """Show `recipe`'s prose.
-
-        Args:
-            recipe: The recipe to show.
-        """
-        self.recipe = recipe
-        self._render_prose()
-        self.scroll_home(animate=False)
-
-    def _render_prose(self) -> None:
+    def render_recipe(self) -> None:
+        """Draw the prose as Markdown (the Markdown widget replaces the placeholder)."""
         document = prose_markdown(self.recipe, self._lang)
         if self.recipe is None:
             self.query_one("#prose-placeholder", Static).update(document)

@@ -5,21 +5,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from pitfalls.i18n import t
+from pitfalls.tui.widgets.recipe_pane import RecipePane
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    pass
 
 
-class SnippetView(VerticalScroll):
-    """Scrolls the snippet source; nothing is highlighted until a recipe is opened.
-
-    `show` may be called before the view is composed (it is mounted after the first frame):
-    it then only notes the recipe, which `on_mount` shows.
-    """
+class SnippetView(RecipePane):
+    """Scrolls the snippet source; nothing is highlighted until a recipe is opened."""
 
     DEFAULT_CSS = """
     SnippetView > Static {
@@ -28,45 +24,18 @@ class SnippetView(VerticalScroll):
     }
     """
 
-    def __init__(self, **kwargs: object) -> None:
-        """Create an empty view.
-
-        Args:
-            **kwargs: Passed on to `VerticalScroll`.
-        """
-        super().__init__(**kwargs)  # type: ignore[arg-type]
-        self.recipe: Recipe | None = None
-        self._lang = "en"
-        self._composed = False
-
     def compose(self) -> ComposeResult:
         """One Static holding the highlighted source."""
         yield Static()
 
     def on_mount(self) -> None:
-        """Follow the app's language and theme (the theme's watcher shows the snippet now)."""
-        self._composed = True
-        self.watch(self.app, "lang", self._language_changed)
-        self.watch(self.app, "theme", lambda _theme: self._render_snippet())
+        """Follow the app's language and theme."""
+        super().on_mount()
+        self.watch(self.app, "theme", lambda _theme: self.render_recipe(), init=False)
 
-    def _language_changed(self, lang: str) -> None:
-        self._lang = lang
-        if self.recipe is None:
-            self._render_snippet()
-
-    def show(self, recipe: Recipe) -> None:
-        """Show `recipe`'s snippet.
-
-        Args:
-            recipe: The recipe to show.
-        """
-        self.recipe = recipe
-        if self._composed:
-            self._render_snippet()
-            self.scroll_home(animate=False)
-
-    def _render_snippet(self) -> None:
-        if not self._composed:  # on_mount renders it
+    def render_recipe(self) -> None:
+        """Draw the highlighted source, in colours for the current theme."""
+        if not self._ready:  # mounting renders it
             return
         static = self.query_one(Static)
         if self.recipe is None:
