@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 
 from pitfalls.cli.common import (
+    LANG_OPTION,
     echo,
     fail,
     installed_torch_version,
@@ -21,7 +22,6 @@ from pitfalls.cli.common import (
 from pitfalls.i18n import t
 from pitfalls.model import Recipe
 
-LANG_OPTION = typer.Option(None, "--lang", "-l", help="Language: en or zh.", show_default=False)
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
 
 

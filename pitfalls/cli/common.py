@@ -31,6 +31,9 @@ class State:
 
 STATE = State()
 
+# Every command takes --lang too, so that `pitfalls show X --lang zh` reads naturally.
+LANG_OPTION = typer.Option(None, "--lang", "-l", help="Language: en or zh.", show_default=False)
+
 
 def language(explicit: str | None = None) -> str:
     """The language for this command: --lang on the command, then on the tool, then env."""

@@ -10,10 +10,15 @@ from typing import Any, Optional
 import typer
 
 from pitfalls import __version__
-from pitfalls.cli.common import echo, installed_torch_version, language, plain_output, registry
+from pitfalls.cli.common import (
+    LANG_OPTION,
+    echo,
+    installed_torch_version,
+    language,
+    plain_output,
+    registry,
+)
 from pitfalls.i18n import t
-
-LANG_OPTION = typer.Option(None, "--lang", "-l", help="Language: en or zh.", show_default=False)
 
 
 def _probe_devices(python: Optional[str]) -> dict[str, Any]:

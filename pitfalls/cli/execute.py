@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Optional
 import typer
 
 from pitfalls.cli.common import (
+    LANG_OPTION,
     console,
     echo,
     fail,
@@ -26,7 +27,6 @@ from pitfalls.i18n import t
 if TYPE_CHECKING:
     from pitfalls.runner import ProcessPool, RunResult, VerifyReport
 
-LANG_OPTION = typer.Option(None, "--lang", "-l", help="Language: en or zh.", show_default=False)
 DEVICE_OPTION = typer.Option(
     "auto",
     "--device",

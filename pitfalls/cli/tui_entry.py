@@ -6,9 +6,7 @@ import os
 import sys
 from typing import Optional
 
-import typer
-
-from pitfalls.cli.common import fail, language
+from pitfalls.cli.common import LANG_OPTION, fail, language
 from pitfalls.i18n import t
 
 
@@ -36,9 +34,7 @@ def open_tui(lang: Optional[str]) -> None:
 
 
 def tui(
-    lang: Optional[str] = typer.Option(
-        None, "--lang", "-l", help="Language: en or zh.", show_default=False
-    ),
+    lang: Optional[str] = LANG_OPTION,
 ) -> None:
     """Browse, search, read and run recipes in a terminal UI (keyboard first; ? for help)."""
     chosen = language(lang)
