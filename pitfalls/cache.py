@@ -49,6 +49,26 @@ def recipe_to_entry(recipe: Recipe) -> dict[str, Any]:
     }
 
 
+def _well_formed(entry: dict[str, Any]) -> bool:
+    """Whether a cached entry has the shape `recipe_to_entry` writes."""
+    try:
+        scalars = [entry["id"], entry["torch"]]
+        tables = [entry["title"], entry["summary"]]
+        lists = [entry[k] for k in ("aliases", "tags", "devices", "references")]
+    except KeyError:
+        return False
+    lists.append(entry.get("requires", []))
+    return (
+        all(map(_is_str, scalars))
+        and all(isinstance(t, dict) and all(map(_is_str, (*t, *t.values()))) for t in tables)
+        and all(isinstance(v, list) and all(map(_is_str, v)) for v in lists)
+    )
+
+
+def _is_str(value: Any) -> bool:
+    return isinstance(value, str)
+
+
 def recipe_from_entry(entry: dict[str, Any], folder: Path, source: str) -> Recipe:
     """Rebuild a Recipe from its cached form."""
     return Recipe(
@@ -85,13 +105,17 @@ class FolderCache:
         except (OSError, ValueError, EOFError, TypeError):
             return
         if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
-            self.entries = data.get("entries", {})
+            entries = data.get("entries")
+            # A damaged or foreign file that still unmarshals is a cache miss, not a crash.
+            self.entries = entries if isinstance(entries, dict) else {}
 
     def get(self, name: str, key: list[Any]) -> dict[str, Any] | None:
         """The cached recipe data for folder `name`, if its key still matches."""
         entry = self.entries.get(name)
-        if entry and entry.get("key") == key:
-            return entry["recipe"]
+        if isinstance(entry, dict) and entry.get("key") == key:
+            recipe = entry.get("recipe")
+            if isinstance(recipe, dict) and _well_formed(recipe):
+                return recipe
         return None
 
     def put(self, name: str, key: list[Any], recipe: Recipe) -> None:

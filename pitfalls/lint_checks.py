@@ -68,6 +68,8 @@ def check_recipe(folder: Path) -> tuple[list[Finding], Identity, list[tuple[str,
 
 
 def _read(path: Path) -> str | None:
+    if not path.is_file():  # missing, a folder, or a FIFO that would block
+        return None
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):

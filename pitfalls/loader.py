@@ -25,6 +25,8 @@ def read_toml(path: Path) -> dict[str, Any]:
         import tomllib
     else:  # pragma: no cover - exercised only on old Pythons
         import tomli as tomllib
+    if path.exists() and not path.is_file():  # a folder, or a FIFO that would block
+        raise RecipeError("recipe.toml is not a regular file")
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -49,7 +51,25 @@ def _lang_table(data: dict[str, Any], key: str) -> dict[str, str]:
         return {"en": value}
     if not isinstance(value, dict):
         raise RecipeError(f"`{key}` must be a table with `en` and `zh` strings")
-    return {lang: str(value[lang]) for lang in LANGS if value.get(lang)}
+    for lang in LANGS:
+        if lang in value and not isinstance(value[lang], str):
+            raise RecipeError(f"`{key}.{lang}` must be a string")
+    return {lang: value[lang] for lang in LANGS if value.get(lang)}
+
+
+def _plain_value(value: Any) -> bool:
+    """Whether `value` is JSON-like data (TOML dates and times are not)."""
+    if isinstance(value, list):
+        return all(_plain_value(v) for v in value)
+    if isinstance(value, dict):
+        return all(_plain_value(v) for v in value.values())
+    return isinstance(value, (str, int, float, bool))
+
+
+def _is_str_or_strs(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(v, str) for v in value)
+    return isinstance(value, str)
 
 
 def parse_expectation(raw: Any, index: int) -> Expectation:
@@ -76,9 +96,25 @@ def parse_expectation(raw: Any, index: int) -> Expectation:
         raise RecipeError(f"{where} ({key}): `{op}` needs a number")
     if op == "one_of" and not isinstance(value, list):
         raise RecipeError(f"{where} ({key}): `one_of` needs a list")
+    if not _plain_value(value):
+        raise RecipeError(f"{where} ({key}): `{op}` needs a number, bool, string or list")
     if op == "raises":
         if not isinstance(value, dict) or "type" not in value:
             raise RecipeError(f"{where} ({key}): `raises` needs a table with `type` and `match`")
+        for part in ("type", "match"):
+            if part in value and not _is_str_or_strs(value[part]):
+                raise RecipeError(
+                    f"{where} ({key}): `raises.{part}` must be a string or a list of strings"
+                )
+    for tolerance in ("rel_tol", "abs_tol"):
+        bound = raw.get(tolerance)
+        if bound is not None and (
+            isinstance(bound, bool) or not isinstance(bound, (int, float)) or not bound >= 0
+        ):
+            raise RecipeError(f"{where} ({key}): `{tolerance}` must be a number >= 0")
+    why = raw.get("why", "")
+    if not isinstance(why, str):
+        raise RecipeError(f"{where} ({key}): `why` must be a string")
     devices = _str_tuple(raw, "devices")
     unknown = [d for d in devices if d not in DEVICE_TYPES]
     if unknown:
@@ -95,7 +131,7 @@ def parse_expectation(raw: Any, index: int) -> Expectation:
         abs_tol=raw.get("abs_tol"),
         torch=torch_range,
         devices=devices,
-        why=str(raw.get("why", "")),
+        why=why,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,15 @@ class Recipe:
         """The Markdown prose in `lang`, or None when that file is missing."""
         if lang not in self._prose:
             file = self.path / f"{lang}.md"
-            self._prose[lang] = file.read_text(encoding="utf-8") if file.is_file() else None
+            text = None
+            if file.is_file():  # not a folder, nor a FIFO that would block
+                try:
+                    # Bytes that are not UTF-8 show as U+FFFD (lint reports them); an
+                    # unreadable file reads as missing, so that `show` and `search` work.
+                    text = file.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    pass
+            self._prose[lang] = text
         return self._prose[lang]
 
     def prose_with_fallback(self, lang: str) -> tuple[str, str]:
@@ -124,8 +133,12 @@ class Recipe:
         return lang, ""
 
     def snippet(self) -> str:
-        """The snippet's source text."""
-        return self.snippet_path.read_text(encoding="utf-8")
+        """The snippet's source text (bytes that are not UTF-8 show as U+FFFD); OSError if
+        it cannot be read."""
+        path = self.snippet_path
+        if path.exists() and not path.is_file():  # a folder, or a FIFO that would block
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return path.read_text(encoding="utf-8", errors="replace")
 
     def text(self, table: dict[str, str], lang: str) -> str:
         """A localised metadata string (title or summary), falling back to any language."""

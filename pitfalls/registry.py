@@ -173,7 +173,11 @@ def _recipe_folders(folder: Path) -> Iterator[Path]:
     except OSError:
         return
     for entry in entries:
-        if entry.is_dir() and not entry.name.startswith((".", "_")):
+        try:
+            is_folder = entry.is_dir()
+        except OSError:  # a symlink loop, say: not a recipe folder
+            continue
+        if is_folder and not entry.name.startswith((".", "_")):
             yield Path(entry.path)
 
 

@@ -119,14 +119,18 @@ def show(
     """
     lang = language(lang)
     recipe = resolve(recipe_id, lang)
+    try:
+        snippet = recipe.snippet()
+    except OSError as err:
+        fail(f"cannot read {recipe.snippet_path}: {err.strerror or err}", 1)
     if code:
-        sys.stdout.write(recipe.snippet())
+        sys.stdout.write(snippet)
         return
     used, prose = recipe.prose_with_fallback(lang)
     if as_json:
         data = recipe.to_dict()
         data["prose"] = {lg: recipe.prose(lg) for lg in ("en", "zh")}
-        data["snippet"] = recipe.snippet()
+        data["snippet"] = snippet
         echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
     notice = ""
@@ -135,7 +139,7 @@ def show(
             "show.fallback", lang, wanted=t(f"lang.{lang}", lang), used=t(f"lang.{used}", lang)
         )
         sys.stderr.write(f"pitfalls: {notice}\n")
-    markdown = page_markdown(recipe, lang, prose)
+    markdown = page_markdown(recipe, lang, prose, snippet)
     if raw or plain_output():
         sys.stdout.write(markdown)
         return
@@ -176,7 +180,7 @@ def _plain_fences(markdown: str) -> str:
     return re.sub(r"^```(?!python\b)[\w-]+[^\n]*$", "```text", markdown, flags=re.MULTILINE)
 
 
-def page_markdown(recipe: Recipe, lang: str, prose: str) -> str:
+def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = None) -> str:
     """The whole page as Markdown: title, summary, metadata, prose and the snippet."""
     lines = [f"# {recipe.text(recipe.title, lang)}", ""]
     summary = recipe.text(recipe.summary, lang)
@@ -189,7 +193,8 @@ def page_markdown(recipe: Recipe, lang: str, prose: str) -> str:
     meta.append(f"**{t('show.devices', lang)}**: {', '.join(recipe.devices)}")
     meta.append(f"**{t('show.torch', lang)}**: {recipe.torch or '—'}")
     lines += [" · ".join(meta), "", prose.rstrip(), ""]
-    lines += [f"## {t('show.snippet', lang)}", "", "```python", recipe.snippet().rstrip(), "```"]
+    code = recipe.snippet() if snippet is None else snippet
+    lines += [f"## {t('show.snippet', lang)}", "", "```python", code.rstrip(), "```"]
     lines += ["", t("show.run_hint", lang, id=recipe.id), ""]
     return "\n".join(lines)
 

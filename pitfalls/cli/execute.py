@@ -64,14 +64,15 @@ def _status(message: str) -> Any:
     return console(stderr=True).status(message)
 
 
-def _start_pool(python: Optional[str], lang: str) -> ProcessPool:
+def _start_pool(python: Optional[str], lang: str, timeout: float) -> ProcessPool:
     from pitfalls.runner import ProcessPool, RunnerUnavailable
     from pitfalls.runner import python_for as choose_python
+    from pitfalls.runner.process import START_TIMEOUT
 
     pool = take_prestarted(choose_python(python)) or ProcessPool(python=choose_python(python))
     try:
         with _status(t("run.importing", lang)):
-            pool.start()
+            pool.start(max(timeout, START_TIMEOUT))
     except RunnerUnavailable as err:
         _unavailable(err, pool.python, lang)
     except KeyboardInterrupt:
@@ -142,7 +143,7 @@ def run(
     _check_device(device, lang)
     _check_timeout(timeout, lang)
     recipe = resolve(recipe_id, lang)
-    pool = _start_pool(python, lang)
+    pool = _start_pool(python, lang, timeout)
     try:
         with _status(t("run.running", lang, id=recipe.id, device=device)):
             result = run_recipe(recipe, device, timeout, pool=pool)
@@ -196,6 +197,8 @@ def verify(
     _check_timeout(timeout, lang)
     if jobs is not None and jobs < 1:
         fail(t("err.bad_jobs", lang), 2)
+    if junit:
+        _check_junit_path(junit)
     catalogue = registry()
     recipes = [resolve(word, lang) for word in recipe_ids] if recipe_ids else list(catalogue)
     if tag:
@@ -203,7 +206,7 @@ def verify(
         if not recipes:
             fail(t("err.no_tag", lang, tag=tag), 1)
     recipes = list({r.id: r for r in recipes}.values())
-    pool = _start_pool(python, lang)
+    pool = _start_pool(python, lang, timeout)
     progress = _progress(len(recipes), lang)
     try:
         with progress or nullcontext():
@@ -237,14 +240,25 @@ def verify(
         interrupted(lang)
     finally:
         pool.close()
-    if junit:
-        write_junit(report, junit)
     if as_json:
         data = [r.to_dict() for r in report.results]
         echo(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
     else:
         _print_report(report, lang)
+    if junit:  # after the report, so that a failed write does not lose it
+        sys.stdout.flush()
+        write_junit(report, junit)
     raise typer.Exit(report.exit_code)
+
+
+def _check_junit_path(path: str) -> None:
+    """Exit 2 before running anything when --junit names a folder or an absent folder."""
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) or not os.path.isdir(folder):
+        reason = "Is a directory" if os.path.isdir(path) else f"no folder {folder}"
+        fail(f"cannot write JUnit XML to {path}: {reason}", 2)
 
 
 def _progress(total: int, lang: str) -> Any:

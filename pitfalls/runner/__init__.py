@@ -64,7 +64,7 @@ DEVICE_NAMES = "auto, cpu, cuda, cuda:N, mps"
 
 def valid_device(device: str) -> bool:
     """Whether `device` is a device name pitfalls understands (not whether it is present)."""
-    return bool(DEVICE_PATTERN.match(device))
+    return bool(DEVICE_PATTERN.fullmatch(device))
 
 
 def default_jobs() -> int:
@@ -129,6 +129,10 @@ def probe_device(pool: ProcessPool, device: str, timeout: float) -> tuple[str, d
     """
     task = Task(-1, "<probe>", "", device, timeout, probe=True)
     outcome = pool.run([task])[0]
+    if outcome.timed_out:
+        raise RunnerUnavailable(
+            "python_missing", f"the device probe did not finish within {timeout:g} s"
+        )
     document = outcome.result or {}
     error = document.get("error") or {}
     if error.get("kind") == "torch_missing":
@@ -211,7 +215,8 @@ def verify(
     previous_handler = pool.on_event
     pool.on_event = handle
     try:
-        resolved, environment = probe_device(pool, device, timeout)
+        # The probe imports torch in spawn mode: --timeout is per recipe, not for that.
+        resolved, environment = probe_device(pool, device, max(timeout, DEFAULT_TIMEOUT))
         report = VerifyReport(resolved, environment)
         device_type = resolved.split(":", 1)[0]
         gpus = [d for d in environment.get("devices", []) if d.startswith("cuda:")]

@@ -34,6 +34,15 @@ def _first_line(err: BaseException) -> str:
     return text[0] if text else ""
 
 
+def _describe(err: BaseException) -> str:
+    """`Type: message`, even for an exception whose str() itself raises."""
+    try:
+        text = str(err)
+    except Exception:
+        text = "<str() of the exception failed>"
+    return f"{type(err).__name__}: {text}"
+
+
 def _error(kind: str, stage: str, message: str, err: BaseException | None = None) -> dict:
     data = {"kind": kind, "stage": stage, "message": message}
     if err is not None:
@@ -120,6 +129,8 @@ def _check_json(name: str, observations: object) -> str | None:
             return f"{name}() returned a non-string observation name {key!r}"
         try:
             json.dumps(value)
+        except RecursionError:
+            return f"{name}() observation {key!r} is nested too deeply to report"
         except (TypeError, ValueError):
             kind = type(value).__name__
             return (
@@ -173,10 +184,12 @@ def execute(request: dict) -> dict:
         result["error"] = _error("requirement_missing", "import", message)
         return result
     snippet = request["snippet"]
+    # BaseException: sys.exit() or a KeyboardInterrupt raised by the snippet is its error to
+    # report, not a crash of the runner (a real Ctrl-C kills this process by signal).
     try:
         module = _import_snippet(snippet)
-    except Exception as err:
-        result["error"] = _error("exception", "import", f"{type(err).__name__}: {err}", err)
+    except BaseException as err:
+        result["error"] = _error("exception", "import", _describe(err), err)
         return result
     missing = [name for name in ("problem", "fix") if not callable(getattr(module, name, None))]
     if missing:
@@ -186,11 +199,14 @@ def execute(request: dict) -> dict:
     timings = {}
     for side in ("problem", "fix"):
         side_started = time.monotonic()
-        print(f"--- {side}({device!r}) ---", flush=True)
+        try:
+            print(f"--- {side}({device!r}) ---", flush=True)
+        except (OSError, ValueError):  # the snippet closed or broke its own stdout
+            pass
         try:
             observations = getattr(module, side)(device)
-        except Exception as err:
-            result["error"] = _error("exception", side, f"{type(err).__name__}: {err}", err)
+        except BaseException as err:
+            result["error"] = _error("exception", side, _describe(err), err)
             return result
         finally:
             timings[side] = round(time.monotonic() - side_started, 4)
@@ -233,7 +249,7 @@ def _import_snippet(path: str):
 def _encode(result: dict) -> bytes:
     try:
         data = json.dumps(result, allow_nan=True).encode("utf-8")
-    except (TypeError, ValueError) as err:
+    except (TypeError, ValueError, RecursionError) as err:
         result = {k: result.get(k) for k in ("task", "device", "environment")}
         result["error"] = _error("bad_observations", "result", f"result is not JSON: {err}")
         data = json.dumps(result).encode("utf-8")

@@ -27,6 +27,9 @@ CHILD_SCRIPT = Path(__file__).with_name("_child.py")
 OUTPUT_LIMIT = 64 * 1024  # bytes of a task's output kept: the tail, which holds the error
 RESULT_LIMIT = 1 << 20
 PIPE_GRACE = 3.0  # seconds to drain a snippet's pipes after it exited
+# Seconds the fork server may take to import torch (a cold disk or a network home can be
+# slow); an interpreter that never answers must not make the CLI wait forever.
+START_TIMEOUT = 120.0
 
 
 @dataclass
@@ -175,19 +178,26 @@ class ProcessPool:
             child_sock.close()
         self._control = parent_sock
 
-    def start(self) -> None:
+    def start(self, timeout: float = START_TIMEOUT) -> None:
         """Launch the fork server if needed and wait until torch is imported (fork mode).
 
-        Raises RunnerUnavailable when the interpreter cannot run or has no torch.
+        Raises RunnerUnavailable when the interpreter cannot run, has no torch, or does not
+        answer within `timeout` seconds.
         """
         if self.start_method != "fork" or self.torch_version is not None:
             return
         self.launch()
         if self._launch_error:
             raise RunnerUnavailable("python_missing", self._launch_error)
+        if not self._wait_readable(timeout):
+            self.close()
+            raise RunnerUnavailable(
+                "python_missing",
+                f"{self.python} did not start the runner within {timeout:g} s",
+            )
         message = self._receive_control(block=True)
         if message is None or message.get("event") != "ready":
-            detail = self._drain_server_stderr()
+            detail = self._drain_server_stderr() or "is it a Python interpreter?"
             self.close()
             raise RunnerUnavailable(
                 "python_missing", f"{self.python} could not start the runner: {detail}"
@@ -198,6 +208,19 @@ class ProcessPool:
                 "torch_missing", f"torch cannot be imported in {self.python}: {message['error']}"
             )
         self.torch_version = message["torch"]
+
+    def _wait_readable(self, timeout: float) -> bool:
+        """Wait until the server says something (or exits); False after `timeout` seconds."""
+        assert self._control is not None
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._control, selectors.EVENT_READ)
+            while True:
+                remaining = deadline - time.monotonic()
+                if not remaining > 0:
+                    return False
+                if selector.select(timeout=min(remaining, 1.0)):
+                    return True
 
     def close(self) -> None:
         """End every running task's process group and the server; safe to call twice."""
