@@ -271,3 +271,25 @@ def test_fifos_and_symlink_loops_on_pitfalls_path_neither_hang_nor_crash(tmp_pat
     linted = run_cli("lint", str(toml_fifo), str(snippet_fifo), timeout=60)
     assert_no_traceback(linted.stdout + linted.stderr)
     assert linted.returncode == 1
+
+
+@needs_torch
+def test_a_snippet_that_kills_the_fork_server_is_a_crash_and_the_rest_still_run() -> None:
+    result = run_redteam(
+        "verify", "rt-kills-server", "rt-closes-stdout", "--device", "cpu", "--jobs", "1", "--json"
+    )
+    assert result.returncode == 4
+    by_id = {r["id"]: r for r in json.loads(result.stdout)}
+    assert by_id["rt-kills-server"]["status"] == "error"
+    assert by_id["rt-kills-server"]["error"]["kind"] == "crash"
+    assert "the runner process died" in by_id["rt-kills-server"]["error"]["message"]
+    assert by_id["rt-closes-stdout"]["status"] == "held"  # the pool carried on without it
+
+
+@needs_torch
+def test_os_exit_is_reported_without_the_runners_own_markers() -> None:
+    result = run_redteam("run", "rt-os-exit", "--device", "cpu")
+    assert result.returncode == 4
+    line = result.stderr.strip().splitlines()[-1]
+    assert "exited with code 3 before reporting a result" in line
+    assert "---" not in line

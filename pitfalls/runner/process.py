@@ -72,6 +72,7 @@ class Outcome:
     timed_out: bool = False
     cancelled: bool = False
     result_problem: str = ""
+    lost: str = ""  # why the fork server vanished mid-task, if it did
     duration: float = 0.0
 
 
@@ -530,7 +531,7 @@ class ProcessPool:
             duration=time.monotonic() - running.started,
         )
         if exit_info.get("lost"):
-            outcome.result_problem = f"the runner process died: {exit_info['lost']}"
+            outcome.lost = f"the runner process died: {exit_info['lost']}"
         if running.result.startswith(b"\0too-large"):
             outcome.result_problem = "the snippet's result is larger than 1 MiB"
         elif running.result:

@@ -149,6 +149,8 @@ def from_outcome(recipe: Recipe, outcome: Outcome) -> RunResult:
         name = signal_name(outcome.signal)
         result.error = {"kind": "signal", "message": f"killed by signal {name}", "signal": name}
         result.error["stage"] = _stage(result)
+    elif outcome.lost and outcome.result is None:
+        result.error = {"kind": "crash", "message": outcome.lost}
     elif outcome.result_problem:
         result.error = {"kind": "bad_observations", "message": outcome.result_problem}
     elif outcome.result is None:
@@ -173,5 +175,10 @@ def _stage(result: RunResult) -> str:
 
 
 def _last_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
+    # The runner's own `--- problem('cpu') ---` markers say nothing about why a snippet died.
+    lines = [
+        line
+        for line in text.strip().splitlines()
+        if line.strip() and not (line.startswith("--- ") and line.rstrip().endswith(" ---"))
+    ]
     return lines[-1][:200] if lines else ""
