@@ -16,9 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from pitfalls.model import Recipe
+from pitfalls.model import ErrorFragment, LegacyError, Recipe
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 
 def cache_dir() -> Path | None:
@@ -46,6 +46,13 @@ def recipe_to_entry(recipe: Recipe) -> dict[str, Any]:
         "torch": recipe.torch,
         "references": list(recipe.references),
         "requires": list(recipe.requires),
+        "errors": [e.to_dict() for e in recipe.errors],
+        "legacy_errors": [e.to_dict() for e in recipe.legacy_errors],
+        "questions": {lang: list(qs) for lang, qs in recipe.questions.items()},
+        "related": list(recipe.related),
+        "numpy": recipe.numpy,
+        "python": recipe.python,
+        "slow": recipe.slow,
     }
 
 
@@ -58,6 +65,18 @@ def _well_formed(entry: dict[str, Any]) -> bool:
     except KeyError:
         return False
     lists.append(entry.get("requires", []))
+    lists.append(entry.get("related", []))
+    extras = (entry.get("errors", []), entry.get("legacy_errors", []))
+    if not all(
+        isinstance(v, list) and all(isinstance(e, dict) and _is_str(e.get("text")) for e in v)
+        for v in extras
+    ):
+        return False
+    questions = entry.get("questions", {})
+    if not isinstance(questions, dict) or not all(
+        isinstance(qs, list) and all(map(_is_str, qs)) for qs in questions.values()
+    ):
+        return False
     return (
         all(map(_is_str, scalars))
         and all(isinstance(t, dict) and all(map(_is_str, (*t, *t.values()))) for t in tables)
@@ -82,6 +101,22 @@ def recipe_from_entry(entry: dict[str, Any], folder: Path, source: str) -> Recip
         torch=entry["torch"],
         references=tuple(entry["references"]),
         requires=tuple(entry.get("requires", ())),
+        errors=tuple(
+            ErrorFragment(
+                e["text"],
+                tuple(e.get("devices", ())),
+                **{k: e[k] for k in ("torch", "numpy", "python") if k in e},
+            )
+            for e in entry.get("errors", ())
+        ),
+        legacy_errors=tuple(
+            LegacyError(e["text"], e.get("source", "")) for e in entry.get("legacy_errors", ())
+        ),
+        questions={lang: tuple(qs) for lang, qs in entry.get("questions", {}).items()},
+        related=tuple(entry.get("related", ())),
+        numpy=entry.get("numpy", ""),
+        python=entry.get("python", ""),
+        slow=entry.get("slow", ""),
         source=source,
     )
 

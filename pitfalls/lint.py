@@ -26,6 +26,12 @@ fixture under tests/fixtures/lint/.
 | PIT018 | error    | an expectation is invalid, or a side (problem/fix) has none |
 | PIT019 | error    | a `TODO` placeholder (as left by `pitfalls new`) still needs filling in |
 | PIT020 | warning  | a code block's info string is missing or not one the format knows |
+| PIT021 | error    | an `errors` fragment is not proven by an expectation, or none is listed |
+| PIT022 | error    | an `errors` fragment is only a type, or shared with another recipe |
+| PIT023 | error    | `[questions]` lacks 3 to 6 questions in English or Chinese |
+| PIT024 | warning  | `related` is missing, or names a recipe that does not exist |
+| PIT025 | error    | a `legacy_errors` entry has no source URL |
+| PIT026 | error    | an expectation cannot fail: its observation is a literal in snippet.py |
 """
 
 from __future__ import annotations
@@ -73,6 +79,12 @@ CODES: dict[str, Code] = {
         Code("PIT018", "error", "an expectation is invalid, or a side has none"),
         Code("PIT019", "error", "a TODO placeholder from `pitfalls new` is still there"),
         Code("PIT020", "warning", "a code block's info string is missing or unknown"),
+        Code("PIT021", "error", "an errors fragment is not proven by an expectation"),
+        Code("PIT022", "error", "an errors fragment is not specific (a bare type, or shared)"),
+        Code("PIT023", "error", "[questions] lacks 3 to 6 questions in a language"),
+        Code("PIT024", "warning", "related is missing or names a recipe that does not exist"),
+        Code("PIT025", "error", "a legacy_errors entry has no source URL"),
+        Code("PIT026", "error", "an expectation cannot fail: its observation is a literal"),
     )
 }
 
@@ -149,6 +161,7 @@ def lint_paths(
     (`builtins`, default: the installed one), so a pack cannot shadow a built-in.
     """
     from pitfalls.lint_checks import check_recipe, check_urls, format_findings
+    from pitfalls.lint_findability import catalogue_findings
     from pitfalls.registry import builtin_dir
 
     folders = list(dict.fromkeys(f for p in paths for f in recipe_folders(p)))
@@ -161,6 +174,7 @@ def lint_paths(
         identities.append(identity)
         urls.extend((url, folder, line) for url, line in references)
     findings.extend(_duplicates(identities, builtins or builtin_dir()))
+    findings.extend(catalogue_findings(folders, builtins or builtin_dir()))
     findings.extend(format_findings(folders))
     if check_links:
         findings.extend(check_urls(urls))

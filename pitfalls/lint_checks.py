@@ -19,6 +19,7 @@ from pitfalls.lint import (
     languages_present,
     line_of,
 )
+from pitfalls.lint_findability import check_findability
 from pitfalls.loader import ID_PATTERN, RecipeError, check_specifier, parse_expectation
 from pitfalls.model import DEVICE_TYPES, LANGS, SECTIONS, SIDES
 from pitfalls.prose import CodeBlock, is_excerpt, parse
@@ -106,6 +107,7 @@ def _check_toml(recipe: _Recipe) -> None:
     if torch_range is not None:
         _check_range(recipe, torch_range, recipe.toml_line("torch"), "`torch`")
     _check_expectations(recipe, data.get("expect"))
+    check_findability(recipe, data)
 
 
 def _check_names(recipe: _Recipe, data: dict[str, Any]) -> None:

@@ -9,7 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from pitfalls.cache import FolderCache, folder_key, recipe_from_entry
-from pitfalls.model import COMPARISONS, DEVICE_TYPES, LANGS, SIDES, Expectation, Recipe
+from pitfalls.model import (
+    COMPARISONS,
+    DEVICE_TYPES,
+    GATES,
+    LANGS,
+    SIDES,
+    WARNINGS_KEY,
+    ErrorFragment,
+    Expectation,
+    LegacyError,
+    Recipe,
+)
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
@@ -80,7 +91,7 @@ def parse_expectation(raw: Any, index: int) -> Expectation:
     side = raw.get("side")
     if side not in SIDES:
         raise RecipeError(f"{where}: `side` must be one of {', '.join(SIDES)}")
-    key = raw.get("key")
+    key = raw.get("key", WARNINGS_KEY if "warns" in raw else None)
     if not isinstance(key, str) or not key:
         raise RecipeError(f"{where}: `key` (the observation's name) is missing")
     ops = [op for op in COMPARISONS if op in raw]
@@ -98,6 +109,12 @@ def parse_expectation(raw: Any, index: int) -> Expectation:
         raise RecipeError(f"{where} ({key}): `one_of` needs a list")
     if not _plain_value(value):
         raise RecipeError(f"{where} ({key}): `{op}` needs a number, bool, string or list")
+    if op == "warns" and value is not False:
+        if not isinstance(value, dict) or "type" not in value:
+            raise RecipeError(f"{where}: `warns` needs a table with `type` (and `match`), or false")
+        for part in ("type", "match"):
+            if part in value and not _is_str_or_strs(value[part]):
+                raise RecipeError(f"{where}: `warns.{part}` must be a string or a list of strings")
     if op == "raises":
         if not isinstance(value, dict) or "type" not in value:
             raise RecipeError(f"{where} ({key}): `raises` needs a table with `type` and `match`")
@@ -119,9 +136,7 @@ def parse_expectation(raw: Any, index: int) -> Expectation:
     unknown = [d for d in devices if d not in DEVICE_TYPES]
     if unknown:
         raise RecipeError(f"{where} ({key}): unknown device type {unknown[0]!r}")
-    torch_range = raw.get("torch")
-    if torch_range is not None:
-        check_specifier(torch_range, where)
+    gates = _gates(raw, where)
     return Expectation(
         side=side,
         key=key,
@@ -129,22 +144,92 @@ def parse_expectation(raw: Any, index: int) -> Expectation:
         value=value,
         rel_tol=raw.get("rel_tol"),
         abs_tol=raw.get("abs_tol"),
-        torch=torch_range,
         devices=devices,
         why=why,
+        **gates,
     )
 
 
-def check_specifier(text: Any, where: str) -> None:
+def _gates(raw: dict[str, Any], where: str) -> dict[str, str]:
+    """The `torch`, `numpy` and `python` version ranges of a table, validated."""
+    gates = {}
+    for name in GATES:
+        value = raw.get(name)
+        if value is not None:
+            check_specifier(value, where, name)
+            gates[name] = value
+    return gates
+
+
+def parse_errors(data: dict[str, Any]) -> tuple[ErrorFragment, ...]:
+    """Validate `errors`: strings, or tables with `text` and optional gates."""
+    raw = data.get("errors", [])
+    if not isinstance(raw, list):
+        raise RecipeError("`errors` must be a list of strings or tables")
+    fragments = []
+    for index, item in enumerate(raw):
+        where = f"errors entry #{index + 1}"
+        if isinstance(item, str):
+            item = {"text": item}
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            raise RecipeError(f"{where}: needs a string, or a table with `text`")
+        if not item["text"].strip():
+            raise RecipeError(f"{where}: the text is empty")
+        unknown = set(item) - {"text", "devices", *GATES}
+        if unknown:
+            raise RecipeError(f"{where}: unknown key `{sorted(unknown)[0]}`")
+        devices = _str_tuple(item, "devices")
+        bad = [d for d in devices if d not in DEVICE_TYPES]
+        if bad:
+            raise RecipeError(f"{where}: unknown device type {bad[0]!r}")
+        fragments.append(ErrorFragment(item["text"], devices, **_gates(item, where)))
+    return tuple(fragments)
+
+
+def parse_legacy_errors(data: dict[str, Any]) -> tuple[LegacyError, ...]:
+    """Validate `legacy_errors`: tables with `text` and `source`."""
+    raw = data.get("legacy_errors", [])
+    if not isinstance(raw, list):
+        raise RecipeError("`legacy_errors` must be a list of tables with `text` and `source`")
+    result = []
+    for index, item in enumerate(raw):
+        where = f"legacy_errors entry #{index + 1}"
+        if isinstance(item, str):
+            item = {"text": item}
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            raise RecipeError(f"{where}: needs a table with `text` and `source`")
+        source = item.get("source", "")
+        if not isinstance(source, str):
+            raise RecipeError(f"{where}: `source` must be a URL string")
+        result.append(LegacyError(item["text"], source))
+    return tuple(result)
+
+
+def parse_questions(data: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Validate `[questions]`: a list of strings per language."""
+    raw = data.get("questions", {})
+    if not isinstance(raw, dict):
+        raise RecipeError("`questions` must be a table with `en` and `zh` lists")
+    questions = {}
+    for lang in LANGS:
+        if lang in raw:
+            value = raw[lang]
+            if not isinstance(value, list) or not all(isinstance(q, str) for q in value):
+                raise RecipeError(f"`questions.{lang}` must be a list of strings")
+            questions[lang] = tuple(value)
+    return questions
+
+
+def check_specifier(text: Any, where: str, name: str = "torch") -> None:
     """Raise RecipeError unless `text` is a PEP 440 version range."""
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     if not isinstance(text, str):
-        raise RecipeError(f'{where}: `torch` must be a version range such as ">=2.0"')
+        raise RecipeError(f'{where}: `{name}` must be a version range such as ">=2.0"')
     try:
         SpecifierSet(text)
     except InvalidSpecifier:
-        raise RecipeError(f"{where}: `torch = {text!r}` is not a version range") from None
+        raise RecipeError(f"{where}: `{name} = {text!r}` is not a version range") from None
 
 
 def load_recipe(folder: Path, source: str = "built-in", cache: FolderCache | None = None) -> Recipe:
@@ -194,6 +279,10 @@ def _parse_recipe(folder: Path, present: set[str], source: str) -> Recipe:
     torch_range = data.get("torch", "")
     if torch_range:
         check_specifier(torch_range, "recipe")
+    gates = _gates({k: v for k, v in data.items() if k != "torch"}, "recipe")
+    slow = data.get("slow", "")
+    if not isinstance(slow, str):
+        raise RecipeError("`slow` must be a string saying why the snippet is slow")
     raw_expectations = data.get("expect", [])
     if not isinstance(raw_expectations, list):
         raise RecipeError("`expect` must be an array of tables ([[expect]])")
@@ -209,6 +298,13 @@ def _parse_recipe(folder: Path, present: set[str], source: str) -> Recipe:
         torch=torch_range,
         references=_str_tuple(data, "references"),
         requires=_str_tuple(data, "requires"),
+        errors=parse_errors(data),
+        legacy_errors=parse_legacy_errors(data),
+        questions=parse_questions(data),
+        related=_str_tuple(data, "related"),
+        numpy=gates.get("numpy", ""),
+        python=gates.get("python", ""),
+        slow=slow,
         source=source,
         _expectations=expectations,
     )

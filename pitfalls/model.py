@@ -17,7 +17,24 @@ SECTIONS: dict[str, tuple[str, ...]] = {
     "zh": ("现象", "原因", "修复", "动手试试", "参考资料"),
 }
 
-COMPARISONS = ("equals", "one_of", "lt", "le", "gt", "ge", "isclose", "contains", "raises")
+COMPARISONS = (
+    "equals",
+    "one_of",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "isclose",
+    "contains",
+    "raises",
+    "warns",
+)
+# Comparisons whose text is a message fragment that can prove an `errors` entry.
+MESSAGE_COMPARISONS = ("raises", "warns", "contains")
+# The observation a `warns` expectation reads: the warnings the runner recorded for a side.
+WARNINGS_KEY = "warnings"
+# Version gates an expectation, an `errors` entry or a whole recipe may carry.
+GATES = ("torch", "numpy", "python")
 
 
 @dataclass(frozen=True)
@@ -33,6 +50,24 @@ class Expectation:
     torch: str | None = None
     devices: tuple[str, ...] = ()
     why: str = ""
+    numpy: str | None = None
+    python: str | None = None
+
+    def gates(self) -> dict[str, str]:
+        """The version gates this expectation carries, by package."""
+        return {name: getattr(self, name) for name in GATES if getattr(self, name)}
+
+    def matches(self) -> list[str]:
+        """The message fragments this expectation checks for (raises/warns match, contains)."""
+        if self.op == "contains" and isinstance(self.value, str):
+            return [self.value]
+        if self.op in ("raises", "warns") and isinstance(self.value, dict):
+            match = self.value.get("match")
+            if isinstance(match, str):
+                return [match]
+            if isinstance(match, list):
+                return [m for m in match if isinstance(m, str)]
+        return []
 
     def describe(self) -> str:
         """A short human form, such as `loss_is_finite == false` (values as in TOML/JSON)."""
@@ -50,9 +85,13 @@ class Expectation:
             return f"{self.key} ≈ {show(self.value)}"
         if self.op == "contains":
             return f"{self.key} contains {show(self.value)}"
+        if self.op == "warns" and self.value is False:
+            return "no warning"
         types = self.value.get("type")
         match = self.value.get("match")
-        return f"{self.key} raises {show(types)} matching {show(match)}"
+        verb = "raises" if self.op == "raises" else "warns"
+        subject = self.key if self.op == "raises" else "it"
+        return f"{subject} {verb} {show(types)} matching {show(match)}"
 
     def to_dict(self) -> dict[str, Any]:
         """The expectation as JSON-able data."""
@@ -61,11 +100,44 @@ class Expectation:
             data["rel_tol"] = self.rel_tol
         if self.abs_tol is not None:
             data["abs_tol"] = self.abs_tol
-        if self.torch:
-            data["torch"] = self.torch
+        data.update(self.gates())
         if self.devices:
             data["devices"] = list(self.devices)
         return data
+
+
+@dataclass(frozen=True)
+class ErrorFragment:
+    """A message fragment the pitfall produces, with the gates under which it is proven."""
+
+    text: str
+    devices: tuple[str, ...] = ()
+    torch: str | None = None
+    numpy: str | None = None
+    python: str | None = None
+
+    def gates(self) -> dict[str, str]:
+        """The version gates of this fragment, by package."""
+        return {name: getattr(self, name) for name in GATES if getattr(self, name)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        data: dict[str, Any] = {"text": self.text, **self.gates()}
+        if self.devices:
+            data["devices"] = list(self.devices)
+        return data
+
+
+@dataclass(frozen=True)
+class LegacyError:
+    """An older wording users still paste, with the source that shows it."""
+
+    text: str
+    source: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able form."""
+        return {"text": self.text, "source": self.source}
 
 
 @dataclass
@@ -82,6 +154,13 @@ class Recipe:
     torch: str = ""
     references: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()  # modules besides torch the snippet imports (numpy, ...)
+    errors: tuple[ErrorFragment, ...] = ()
+    legacy_errors: tuple[LegacyError, ...] = ()
+    questions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    related: tuple[str, ...] = ()
+    numpy: str = ""  # version gates on the whole claim, besides `torch`
+    python: str = ""
+    slow: str = ""  # why the snippet cannot finish in a fraction of a second, if it cannot
     source: str = "built-in"
     # Expectations are read on first use: listing and searching never need them, and that
     # keeps the metadata cache small.
@@ -160,6 +239,13 @@ class Recipe:
             "torch": self.torch,
             "references": list(self.references),
             "requires": list(self.requires),
+            "numpy": self.numpy,
+            "python": self.python,
+            "slow": self.slow,
+            "errors": [e.to_dict() for e in self.errors],
+            "legacy_errors": [e.to_dict() for e in self.legacy_errors],
+            "questions": {lang: list(qs) for lang, qs in self.questions.items()},
+            "related": list(self.related),
             "expectations": [e.to_dict() for e in self.expectations],
             "source": self.source,
             "path": str(self.path),

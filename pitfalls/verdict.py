@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pitfalls.model import Expectation, Recipe
+from pitfalls.model import WARNINGS_KEY, Expectation, Recipe
 
 _MISSING = object()
 
@@ -100,6 +100,8 @@ def compare(exp: Expectation, actual: Any) -> tuple[bool, str]:
         if isinstance(actual, (list, tuple)):
             return any(_equal(item, wanted) for item in actual), ""
         return False, f"expected a string or a list, got {type(actual).__name__}"
+    if op == "warns":
+        return _compare_warnings(wanted, actual)
     if op == "raises":
         if not isinstance(actual, str) or not actual.strip():
             return False, "expected an exception observed as 'Type: message'"
@@ -114,24 +116,61 @@ def compare(exp: Expectation, actual: Any) -> tuple[bool, str]:
     return False, f"unknown comparison {op!r}"
 
 
+def _compare_warnings(wanted: Any, actual: Any) -> tuple[bool, str]:
+    """`warns`: some recorded warning has the type and message; `false`: none was recorded."""
+    if not isinstance(actual, list):
+        return False, "no warnings were recorded for this side"
+    if wanted is False:
+        return not actual, "" if not actual else f"{len(actual)} warning(s) were raised"
+    types = _as_list(wanted.get("type"))
+    matches = [m for m in _as_list(wanted.get("match", "")) if m is not None]
+    for item in actual:
+        if not isinstance(item, str):
+            continue
+        category, _, message = item.partition(": ")
+        if category.strip() in types and (not matches or any(m in message for m in matches)):
+            return True, ""
+    if not actual:
+        return False, "the side raised no warning"
+    return False, f"none of the {len(actual)} warning(s) matches"
+
+
+def gates_apply(
+    gates: dict[str, str], devices: tuple[str, ...], versions: dict[str, str | None], device: str
+) -> bool:
+    """Whether version gates (`{"torch": ">=2.0"}`) and device types hold in this run.
+
+    A gate on a package whose version is unknown (NumPy not installed) does not apply.
+    """
+    if devices and device not in devices:
+        return False
+    return all(bool(version_in_range(versions.get(name), spec)) for name, spec in gates.items())
+
+
 def evaluate(
     recipe: Recipe,
     problem: dict[str, Any] | None,
     fix: dict[str, Any] | None,
     torch_version: str | None,
     device_type: str,
+    *,
+    versions: dict[str, str | None] | None = None,
+    warnings: dict[str, list[str]] | None = None,
 ) -> tuple[list[Check], bool, bool]:
     """Check every expectation; returns (checks, reproduced, fixed).
 
-    A side holds when every expectation that applies to this torch and device holds, and at
-    least one applies: a side with nothing to check never counts as holding.
+    A side holds when every expectation that applies to this torch, NumPy, Python and device
+    holds, and at least one applies: a side with nothing to check never counts as holding.
+    `warnings` are the warnings the runner recorded per side, read by `warns` expectations.
     """
-    observations = {"problem": problem or {}, "fix": fix or {}}
+    versions = {"torch": torch_version, **(versions or {})}
+    observations = {"problem": dict(problem or {}), "fix": dict(fix or {})}
+    for side, sides_data in (("problem", problem), ("fix", fix)):
+        if sides_data is not None and warnings is not None:
+            observations[side].setdefault(WARNINGS_KEY, list(warnings.get(side) or []))
     checks: list[Check] = []
     for exp in recipe.expectations:
-        applies = (not exp.devices or device_type in exp.devices) and bool(
-            version_in_range(torch_version, exp.torch or "")
-        )
+        applies = gates_apply(exp.gates(), exp.devices, versions, device_type)
         actual = observations[exp.side].get(exp.key, _MISSING)
         if not applies:
             checks.append(Check(exp, False, False, actual, "does not apply here"))
@@ -149,3 +188,21 @@ def evaluate(
     reproduced = problem is not None and side_holds("problem")
     fixed = fix is not None and side_holds("fix")
     return checks, reproduced, fixed
+
+
+def error_proofs(recipe: Recipe, checks: list[Check], device_type: str, versions: dict) -> list:
+    """For each `errors` fragment: "proven" (an expectation matching it applied and held),
+    "failed" (one applied and failed) or "not proven here" (none applied in this run)."""
+    proofs = []
+    for fragment in recipe.errors:
+        covering = [c for c in checks if fragment.text in c.expectation.matches()]
+        if not gates_apply(fragment.gates(), fragment.devices, versions, device_type):
+            status = "not proven here"
+        elif any(c.applies and c.holds for c in covering):
+            status = "proven"
+        elif any(c.applies for c in covering):
+            status = "failed"
+        else:
+            status = "not proven here"
+        proofs.append({**fragment.to_dict(), "status": status})
+    return proofs

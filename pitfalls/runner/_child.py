@@ -26,6 +26,8 @@ import time
 import traceback
 
 MAX_RESULT_BYTES = 1 << 20
+MAX_WARNINGS = 50
+MAX_WARNING_CHARS = 2000
 EXIT_RESULT_WRITTEN = 0
 
 
@@ -203,14 +205,18 @@ def execute(request: dict) -> dict:
             print(f"--- {side}({device!r}) ---", flush=True)
         except (OSError, ValueError):  # the snippet closed or broke its own stdout
             pass
+        recorded: list = []
         try:
-            observations = getattr(module, side)(device)
+            observations = _call_recording_warnings(getattr(module, side), device, recorded)
         except BaseException as err:
             result["error"] = _error("exception", side, _describe(err), err)
             return result
         finally:
             timings[side] = round(time.monotonic() - side_started, 4)
             result["timings"] = timings
+            result.setdefault("warnings", {})[side] = [
+                text[:MAX_WARNING_CHARS] for text in recorded[:MAX_WARNINGS]
+            ]
         problem_text = _check_json(side, observations)
         if problem_text:
             result["error"] = _error("bad_observations", side, problem_text)
@@ -218,6 +224,28 @@ def execute(request: dict) -> dict:
         result[side] = observations
     result["timings"]["total"] = round(time.monotonic() - started, 4)
     return result
+
+
+def _call_recording_warnings(function, device: str, recorded: list):
+    """Call one side, recording every warning it raises as "Category: message".
+
+    `always` so that a warning torch raised once already in this process is still seen; each
+    warning is shown again afterwards on stderr, as it would be without the runner.
+    """
+    import warnings
+
+    caught: list = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            return function(device)
+    finally:
+        for item in caught:
+            recorded.append(f"{item.category.__name__}: {item.message}")
+            try:
+                warnings.showwarning(item.message, item.category, item.filename, item.lineno)
+            except Exception:
+                pass
 
 
 def _importable(name: str) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 
 from pitfalls.model import Recipe
 from pitfalls.runner.process import Outcome
-from pitfalls.verdict import Check, evaluate, version_in_range
+from pitfalls.verdict import Check, error_proofs, evaluate, version_in_range
 
 SCHEMA_VERSION = 1
 
@@ -41,6 +41,8 @@ class RunResult:
     problem: dict[str, Any] | None = None
     fix: dict[str, Any] | None = None
     checks: list[Check] = field(default_factory=list)
+    warnings: dict[str, list[str]] = field(default_factory=dict)  # recorded per side
+    errors: list[dict[str, Any]] = field(default_factory=list)  # proof of each `errors` entry
     reproduced: bool = False
     fixed: bool = False
     error: dict[str, Any] | None = None
@@ -79,6 +81,22 @@ class RunResult:
         """Whether that torch lies in the recipe's declared range (None if unknown)."""
         return version_in_range(self.torch_version, self.recipe.torch)
 
+    @property
+    def versions(self) -> dict[str, str | None]:
+        """The versions the recipe's gates are checked against."""
+        env = self.environment
+        return {"torch": env.get("torch"), "numpy": env.get("numpy"), "python": env.get("python")}
+
+    @property
+    def gates_in_range(self) -> bool:
+        """Whether NumPy and Python satisfy the recipe's own `numpy`/`python` gates."""
+        versions = self.versions
+        return all(
+            version_in_range(versions[name], spec) is not False
+            for name, spec in (("numpy", self.recipe.numpy), ("python", self.recipe.python))
+            if spec
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The result as strict-JSON-able data (see `strict_json`)."""
         data: dict[str, Any] = {
@@ -90,7 +108,10 @@ class RunResult:
             "environment": self.environment,
             "torch_range": self.recipe.torch,
             "torch_in_range": self.torch_in_range,
+            "gates_in_range": self.gates_in_range,
             "problem": self.problem,
+            "warnings": self.warnings,
+            "errors": self.errors,
             "fix": self.fix,
             "expectations": [c.to_dict() for c in self.checks],
             "reproduced": self.reproduced,
@@ -140,6 +161,13 @@ def from_outcome(recipe: Recipe, outcome: Outcome) -> RunResult:
     result.problem = document.get("problem")
     result.fix = document.get("fix")
     result.error = document.get("error")
+    recorded = document.get("warnings")
+    if isinstance(recorded, dict):
+        result.warnings = {
+            side: [w for w in recorded.get(side) or [] if isinstance(w, str)]
+            for side in ("problem", "fix")
+            if isinstance(recorded.get(side), list)
+        }
     if outcome.timed_out:
         message = f"timed out after {task.timeout:g} s; the snippet and its children were ended"
         result.error = {"kind": "timeout", "message": message, "stage": _stage(result)}
@@ -161,8 +189,15 @@ def from_outcome(recipe: Recipe, outcome: Outcome) -> RunResult:
     if result.error is None or result.error.get("stage") in ("fix",):
         device_type = (result.device or task.device).split(":", 1)[0]
         result.checks, result.reproduced, result.fixed = evaluate(
-            recipe, result.problem, result.fix, result.torch_version, device_type
+            recipe,
+            result.problem,
+            result.fix,
+            result.torch_version,
+            device_type,
+            versions=result.versions,
+            warnings=result.warnings,
         )
+        result.errors = error_proofs(recipe, result.checks, device_type, result.versions)
     if result.error is not None:
         result.fixed = False
     return result

@@ -1,0 +1,182 @@
+"""Lint checks for what makes a recipe findable and its claim checkable.
+
+Single-recipe checks (`check_findability`) run inside `lint_checks._check_toml`; checks that
+need the whole catalogue (`catalogue_findings`) run once per lint, from `pitfalls.lint`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pitfalls.lint import Finding, display_path, line_of
+from pitfalls.loader import RecipeError, parse_errors, parse_legacy_errors, parse_questions
+from pitfalls.model import LANGS, MESSAGE_COMPARISONS
+
+if TYPE_CHECKING:
+    from pitfalls.lint_checks import _Recipe
+
+QUESTIONS_MIN, QUESTIONS_MAX = 3, 6
+# A fragment that is nothing but an exception or warning class name says nothing specific.
+_BARE_TYPE = re.compile(r"^\s*[A-Z][A-Za-z]*(Error|Exception|Warning)\s*:?\s*$")
+LANG_NAMES = {"en": "English", "zh": "Chinese"}
+
+
+def check_findability(recipe: _Recipe, data: dict[str, Any]) -> None:
+    """`errors` proven by expectations, `[questions]` in both languages, `related`, legacy
+    sources, and expectations that cannot fail because their observation is a constant."""
+    try:
+        fragments = parse_errors(data)
+        legacy = parse_legacy_errors(data)
+        questions = parse_questions(data)
+    except RecipeError as err:
+        recipe.add("PIT003", "recipe.toml", str(err), recipe.toml_line("errors"))
+        return
+    expectations = data.get("expect") if isinstance(data.get("expect"), list) else []
+    covered = set()
+    raising = False
+    for item in expectations:
+        if not isinstance(item, dict):
+            continue
+        covered.update(_match_texts(item))
+        if item.get("side") == "problem" and (
+            "raises" in item or isinstance(item.get("warns"), dict)
+        ):
+            raising = True
+    line = recipe.toml_line("errors")
+    for fragment in fragments:
+        where = line_of(recipe.toml_text, re.escape(fragment.text)) or line
+        if _BARE_TYPE.match(fragment.text):
+            message = f"errors entry {fragment.text!r} is only an exception type: quote the message"
+            recipe.add("PIT022", "recipe.toml", message, where)
+        elif fragment.text not in covered:
+            message = (
+                f"errors entry {fragment.text!r} is not proven: no raises/warns `match` "
+                "(or `contains`) expectation has exactly this text"
+            )
+            recipe.add("PIT021", "recipe.toml", message, where)
+    if raising and not fragments:
+        message = "the problem side raises or warns, but `errors` lists no message fragment"
+        recipe.add("PIT021", "recipe.toml", message, recipe.toml_line("expect"))
+    for entry in legacy:
+        if not re.match(r"^https?://\S+$", entry.source):
+            where = line_of(recipe.toml_text, re.escape(entry.text)) or recipe.toml_line(
+                "legacy_errors"
+            )
+            message = f"legacy error {entry.text!r} needs a `source` URL that shows it"
+            recipe.add("PIT025", "recipe.toml", message, where)
+    qline = recipe.toml_line("questions")
+    for lang in LANGS:
+        count = len([q for q in questions.get(lang, ()) if q.strip()])
+        if not QUESTIONS_MIN <= count <= QUESTIONS_MAX:
+            message = (
+                f"[questions] {lang} has {count} question(s): write {QUESTIONS_MIN} to "
+                f"{QUESTIONS_MAX} ways a user describes the problem in {LANG_NAMES[lang]}"
+            )
+            recipe.add("PIT023", "recipe.toml", message, qline)
+    if not data.get("related"):
+        message = "`related` is missing: name the recipes a reader should see next"
+        recipe.add("PIT024", "recipe.toml", message)
+    _check_constant_observations(recipe, expectations)
+
+
+def _match_texts(item: dict[str, Any]) -> list[str]:
+    texts: list[str] = []
+    for op in MESSAGE_COMPARISONS:
+        value = item.get(op)
+        if op == "contains" and isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, dict):
+            match = value.get("match")
+            texts.extend([match] if isinstance(match, str) else list(match or []))
+    return [t for t in texts if isinstance(t, str)]
+
+
+def _check_constant_observations(recipe: _Recipe, expectations: list[Any]) -> None:
+    """PIT026: an expectation on an observation that the snippet returns as a literal."""
+    constants = _constant_observations(recipe.folder / "snippet.py")
+    for item in expectations:
+        if not isinstance(item, dict):
+            continue
+        side, key = item.get("side"), item.get("key")
+        if (side, key) in constants:
+            message = (
+                f"expectation on {side} observation {key!r} cannot fail: snippet.py returns "
+                "it as a constant; observe something torch computed"
+            )
+            line = line_of(recipe.toml_text, rf"key\s*=\s*[\"']{re.escape(str(key))}[\"']")
+            recipe.add("PIT026", "recipe.toml", message, line)
+
+
+def _constant_observations(snippet: Path) -> set[tuple[str, str]]:
+    """(side, key) pairs that problem()/fix() return as a literal in a dict display."""
+    try:
+        tree = ast.parse(snippet.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return set()
+    found = set()
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name in ("problem", "fix"):
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Dict):
+                    for key, value in zip(sub.value.keys, sub.value.values):
+                        if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
+                            found.add((node.name, key.value))
+    return found
+
+
+def catalogue_findings(folders: list[Path], builtins: Path) -> list[Finding]:
+    """Checks across recipes: an `errors` fragment shared with another recipe (PIT022) and a
+    `related` id that names no recipe (PIT024, a warning while the catalogue grows)."""
+    from pitfalls.lint import recipe_folders
+    from pitfalls.loader import read_toml
+
+    linted = {f.resolve() for f in folders}
+    everything = list(folders)
+    if builtins.is_dir():
+        everything += [f for f in recipe_folders(builtins) if f.resolve() not in linted]
+    tables: dict[Path, dict[str, Any]] = {}
+    for folder in everything:
+        try:
+            tables[folder] = read_toml(folder / "recipe.toml")
+        except RecipeError:
+            continue
+    ids = {str(t.get("id", f.name)) for f, t in tables.items()}
+    owners: dict[str, set[str]] = {}
+    for folder, table in tables.items():
+        try:
+            for fragment in parse_errors(table):
+                owners.setdefault(fragment.text.strip().lower(), set()).add(folder.name)
+        except RecipeError:
+            continue
+    findings = []
+    for folder in folders:
+        table = tables.get(folder)
+        if table is None:
+            continue
+        toml = display_path(folder / "recipe.toml")
+        text = (folder / "recipe.toml").read_text(encoding="utf-8", errors="replace")
+        try:
+            fragments = parse_errors(table)
+        except RecipeError:
+            fragments = ()
+        for fragment in fragments:
+            others = owners.get(fragment.text.strip().lower(), set()) - {folder.name}
+            if others:
+                message = (
+                    f"errors entry {fragment.text!r} is also claimed by "
+                    f"{', '.join(sorted(others))}: quote a part specific to this pitfall"
+                )
+                findings.append(
+                    Finding("PIT022", toml, message, line_of(text, re.escape(fragment.text)))
+                )
+        related = table.get("related", [])
+        for name in related if isinstance(related, list) else []:
+            if name not in ids:
+                message = f"related recipe {name!r} does not exist"
+                findings.append(
+                    Finding("PIT024", toml, message, line_of(text, rf"[\"']{re.escape(name)}"))
+                )
+    return findings
