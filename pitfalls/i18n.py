@@ -33,6 +33,7 @@ STRINGS: dict[str, dict[str, str]] = {
     "show.tags": {"en": "tags", "zh": "标签"},
     "show.devices": {"en": "devices", "zh": "设备"},
     "show.torch": {"en": "torch range", "zh": "torch 版本范围"},
+    "show.related": {"en": "See also", "zh": "相关条目"},
     "show.references": {"en": "references", "zh": "参考资料"},
     "show.run_hint": {"en": "Run it: pitfalls run {id}", "zh": "动手运行：pitfalls run {id}"},
     "show.fallback": {
@@ -41,6 +42,10 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "lang.en": {"en": "English", "zh": "英文"},
     "lang.zh": {"en": "Chinese", "zh": "中文"},
+    "search.not_confident": {
+        "en": "no recipe explains this yet; closest: {closest}",
+        "zh": "还没有条目能解释这个问题；最接近的：{closest}",
+    },
     "search.none": {
         "en": "No recipe matches {query!r}. Try fewer words, or `pitfalls list`.",
         "zh": "没有条目匹配 {query!r}。试试更少的关键词，或运行 `pitfalls list`。",

@@ -195,6 +195,9 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
     lines += [" · ".join(meta), "", prose.rstrip(), ""]
     code = recipe.snippet() if snippet is None else snippet
     lines += [f"## {t('show.snippet', lang)}", "", "```python", code.rstrip(), "```"]
+    if recipe.related:
+        lines += ["", f"## {t('show.related', lang)}", ""]
+        lines += [f"- `{name}` (`pitfalls show {name}`)" for name in recipe.related]
     lines += ["", t("show.run_hint", lang, id=recipe.id), ""]
     return "\n".join(lines)
 
@@ -209,9 +212,10 @@ def search(
 ) -> None:
     """Find recipes by words or by an error message, in English or Chinese.
 
-    Paste a whole traceback: numbers, pids, shapes, paths and addresses are ignored.
-    Exits 1 when nothing matches. Example: `pitfalls search 梯度`, or
-    `python train.py 2>&1 | pitfalls search -`.
+    Paste a whole traceback: numbers, pids, shapes, paths and addresses are ignored, and the
+    final error line counts most. Only confident answers are listed; when no recipe explains
+    the query, one line on stderr names the closest ones and the exit code is 1.
+    Example: `pitfalls search 梯度`, or `python train.py 2>&1 | pitfalls search -`.
     """
     from pitfalls.search import search as rank
 
@@ -220,17 +224,29 @@ def search(
     if not text.strip():
         fail(t("search.empty", lang), 2)
     hits = rank(registry(), text, limit=limit)
+    confident = [h for h in hits if h.confident]
     if as_json:
         data = [
-            {"id": h.recipe.id, "title": h.recipe.title, "score": h.score, "fields": h.fields}
+            {
+                "id": h.recipe.id,
+                "title": h.recipe.title,
+                "score": h.score,
+                "confident": h.confident,
+                "matched_error": h.matched_error or None,
+                "fields": h.fields,
+            }
             for h in hits
         ]
         echo(json.dumps(data, ensure_ascii=False, indent=2))
-        if not hits:
+        if not confident:
             raise typer.Exit(1)
         return
-    if not hits:
-        fail(t("search.none", lang, query=text.strip()[:80]), 1)
+    if not confident:
+        # One line on stderr, so that piped, tab-separated output stays parseable.
+        closest = ", ".join(h.recipe.id for h in hits[:3])
+        key = "search.not_confident" if closest else "search.none"
+        fail(t(key, lang, query=text.strip()[:80], closest=closest), 1)
+    hits = confident
     if plain_output():
         for hit in hits:
             r = hit.recipe

@@ -42,6 +42,8 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
             references.append("\n")
         references.append(url, style=f"link {url}")
     table.add_row(t("show.references", lang), references if recipe.references else "—")
+    if recipe.related:
+        table.add_row(t("show.related", lang), ", ".join(recipe.related))
     return table
 
 

@@ -1,0 +1,276 @@
+"""The rule registry: one `Rule` record per code, the single source for docs, help and output.
+
+Like ruff's `codes.rs`, this table is the only place a code is declared. Codes are stable: a
+retired rule keeps its number forever and a renamed one is listed in `REDIRECTS`. The prefix
+`PFL` is ours (PT, PTH, PIE and TOR belong to flake8 plugins, PIT to `pitfalls lint`). The
+checks themselves live in the family modules (`rules_api`, `rules_tensor`, `rules_numeric`,
+`rules_loop`); rules name recipes by id, and recipes know nothing of rules.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PREFIX = "PFL"
+# What a rule code looks like, ours or another linter's: 1-3 letters, then digits. A word of
+# this shape given to `show` is looked up as a code first, so recipe aliases may not take it.
+CODE_SHAPE = re.compile(r"^[A-Za-z]{1,3}[0-9]{3,4}$")
+# Reported for a file that does not parse; not a rule, so it cannot be deselected.
+SYNTAX_ERROR = "PFL000"
+REDIRECTS: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule: its stable code, kebab-case name, one-line message and the recipe it teaches.
+
+    `fix` is "always" when `--fix` can rewrite every finding, "sometimes" when only some, and
+    "never" otherwise. A rule that is not precise enough to be on by default has
+    `default=False` and runs only when selected by its exact code (or `ALL`).
+    """
+
+    code: str
+    name: str
+    summary: str
+    recipe: str
+    fix: str = "never"
+    default: bool = True
+    since: str = "0.1.0"
+
+    @property
+    def fixable(self) -> bool:
+        return self.fix != "never"
+
+
+def _rules(*rules: Rule) -> dict[str, Rule]:
+    return {r.code: r for r in rules}
+
+
+RULES: dict[str, Rule] = _rules(
+    # PFL0xx: APIs that changed meaning or went away.
+    Rule(
+        "PFL001",
+        "numpy-removed-alias",
+        "`np.float` and friends were removed in NumPy 1.24",
+        "numpy-aliases-removed",
+        fix="always",
+    ),
+    Rule(
+        "PFL002",
+        "numpy-bool-long-alias",
+        "`np.bool`/`np.long` do not exist in the NumPy 1.x this project pins",
+        "numpy-aliases-removed",
+        fix="never",
+    ),
+    Rule(
+        "PFL003",
+        "iterator-next-method",
+        "Python 3 iterators have no `.next()`: use `next(it)`",
+        "dataloader-len",
+        fix="always",
+    ),
+    Rule(
+        "PFL004",
+        "cycle-dataloader",
+        "`itertools.cycle` replays the first epoch's batches and keeps them all in memory",
+        "dataloader-len",
+    ),
+    Rule(
+        "PFL005",
+        "torch-load-without-weights-only",
+        "`torch.load` without `weights_only` unpickles arbitrary code (and its default changed "
+        "in torch 2.6)",
+        "torch-load-weights-only",
+    ),
+    Rule(
+        "PFL006",
+        "autograd-variable",
+        "`Variable` is a no-op wrapper since torch 0.4",
+        "variable-volatile",
+    ),
+    Rule(
+        "PFL007", "volatile-flag", "`volatile=True` is ignored since torch 0.4", "variable-volatile"
+    ),
+    Rule(
+        "PFL008",
+        "register-backward-hook",
+        "`register_backward_hook` sees only the last operation's gradients",
+        "gradient-reversal",
+    ),
+    Rule(
+        "PFL009",
+        "torch-cuda-amp",
+        "`torch.cuda.amp` is deprecated in favour of `torch.amp`",
+        "fp16-overflow-gradscaler",
+    ),
+    Rule(
+        "PFL010",
+        "checkpoint-without-use-reentrant",
+        "`checkpoint` without `use_reentrant` warns, and the reentrant default drops gradients "
+        "of inputs that do not require grad",
+        "checkpoint-use-reentrant",
+    ),
+    Rule(
+        "PFL011",
+        "tensor-constructor-size",
+        "`torch.Tensor(n)` makes an uninitialised tensor of size n, not a tensor holding n",
+        "tensor-constructor",
+    ),
+    Rule(
+        "PFL012",
+        "require-grad-typo",
+        "`require_grad` is a typo: the attribute is "
+        "`requires_grad`, and setting the wrong one does nothing",
+        "require-grad-typo",
+    ),
+    Rule(
+        "PFL013",
+        "module-requires-grad-attribute",
+        "setting `requires_grad` on a module does not freeze its parameters",
+        "require-grad-typo",
+    ),
+    # PFL1xx: tensors, autograd and modules.
+    Rule(
+        "PFL101",
+        "data-attribute-write",
+        "writing through `.data` bypasses autograd and can corrupt gradients silently",
+        "detach",
+    ),
+    Rule("PFL102", "data-attribute-read", "`.data` bypasses autograd: use `.detach()`", "detach"),
+    Rule(
+        "PFL103",
+        "discarded-out-of-place-result",
+        "the result of an out-of-place tensor method is discarded",
+        "to-is-not-inplace",
+    ),
+    Rule(
+        "PFL104",
+        "module-container-attribute",
+        "a plain list or dict of modules or tensors on `self` is invisible to `.parameters()`, "
+        "`.to()` and `state_dict()`",
+        "parameter-vs-buffer",
+    ),
+    Rule(
+        "PFL105",
+        "tensor-attribute-not-buffer",
+        "a tensor stored on `self` in `__init__` does not follow `.to()` or `state_dict()`",
+        "parameter-vs-buffer",
+        default=False,
+    ),
+    Rule(
+        "PFL106",
+        "state-dict-alias",
+        "`state_dict()` returns references that keep changing while training continues",
+        "state-dict-alias",
+    ),
+    # PFL2xx: numerics.
+    Rule(
+        "PFL201",
+        "softmax-into-cross-entropy",
+        "cross-entropy already applies log-softmax: feed it logits, not probabilities",
+        "softmax-into-cross-entropy",
+    ),
+    Rule(
+        "PFL202",
+        "log-of-softmax",
+        "`log(softmax(x))` underflows to -inf: use `log_softmax`",
+        "focal-loss",
+    ),
+    Rule(
+        "PFL203",
+        "bce-on-sigmoid",
+        "`BCELoss` after `sigmoid` loses precision: use `BCEWithLogitsLoss` on logits",
+        "bce-with-logits",
+    ),
+    Rule(
+        "PFL204",
+        "softmax-implicit-dim",
+        "softmax without `dim` guesses the dimension",
+        "softmax-implicit-dim",
+    ),
+    Rule(
+        "PFL205",
+        "unstable-log-exp",
+        "`log(1 + x)`, `exp(x) - 1` and `log(sum(exp(x)))` lose precision or overflow",
+        "stable-log-exp",
+    ),
+    # PFL3xx: the training loop.
+    Rule(
+        "PFL301",
+        "loss-accumulated-with-graph",
+        "a running loss total keeps every iteration's graph alive: add `loss.item()`",
+        "loss-history-leak",
+    ),
+    Rule(
+        "PFL302",
+        "scheduler-before-optimizer",
+        "`scheduler.step()` runs before `optimizer.step()`: the first learning rate is skipped",
+        "lr-scheduler-order",
+    ),
+    Rule(
+        "PFL303",
+        "missing-zero-grad",
+        "`backward()` and `step()` in a loop without `zero_grad()`: gradients accumulate",
+        "zero-grad-missing",
+    ),
+    Rule(
+        "PFL304",
+        "functional-dropout-in-eval",
+        "`F.dropout` in `forward` without `training=self.training` stays on in eval mode",
+        "train-eval",
+    ),
+)
+
+
+def lookup(word: str) -> Rule | None:
+    """The rule whose code is `word` (any case, following redirects), if any."""
+    code = word.strip().upper()
+    code = REDIRECTS.get(code, code)
+    return RULES.get(code)
+
+
+def rules_for_recipe(recipe_id: str) -> list[Rule]:
+    """The rules that point at `recipe_id`, in code order."""
+    return [r for r in RULES.values() if r.recipe == recipe_id]
+
+
+def matches(selector: str, code: str) -> bool:
+    """Whether `selector` (a code, a prefix such as `PFL1`, or `ALL`) names `code`."""
+    selector = selector.strip().upper()
+    return selector == "ALL" or code.startswith(selector)
+
+
+def known_selector(selector: str) -> bool:
+    """Whether `selector` names at least one rule (so that typos are reported, not ignored)."""
+    return any(matches(selector, code) for code in RULES)
+
+
+def resolve_selection(
+    select: list[str] | None, extend_select: list[str], ignore: list[str]
+) -> frozenset[str]:
+    """The enabled codes, with ruff's precedence: the more specific selector wins, a tie goes
+    to `ignore`. A prefix enables only default-on rules; an exact code or `ALL` enables any."""
+    chosen = list(select) if select is not None else []
+    chosen += extend_select
+    enabled = set()
+    for rule in RULES.values():
+        picked = -1
+        if select is None and rule.default:
+            picked = 0
+        for selector in chosen:
+            s = selector.strip().upper()
+            if not matches(s, rule.code):
+                continue
+            if not rule.default and s not in (rule.code, "ALL"):
+                continue
+            picked = max(picked, _specificity(s))
+        dropped = max((_specificity(s) for s in ignore if matches(s, rule.code)), default=-1)
+        if picked >= 0 and picked > dropped:
+            enabled.add(rule.code)
+    return frozenset(enabled)
+
+
+def _specificity(selector: str) -> int:
+    selector = selector.strip().upper()
+    return 0 if selector == "ALL" else len(selector)
