@@ -5,3 +5,21 @@ torch, always in a child process) and two faces over them: the CLI and the TUI.
 """
 
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ip) -> None:  # noqa: ANN001 - IPython's shell, not imported here
+    """`%load_ext pitfalls`: hints under failing cells and the `%pitfalls` magic.
+
+    Defined here because IPython looks for it on the module named in `%load_ext`; it imports
+    the notebook support only when called, since every CLI run imports this file.
+    """
+    from pitfalls.notebook import load
+
+    load(ip)
+
+
+def unload_ipython_extension(ip) -> None:  # noqa: ANN001
+    """`%unload_ext pitfalls`."""
+    from pitfalls.notebook import unload
+
+    unload(ip)

@@ -42,6 +42,24 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "lang.en": {"en": "English", "zh": "英文"},
     "lang.zh": {"en": "Chinese", "zh": "中文"},
+    "trace.no_command": {
+        "en": "name the command to run after `--`, e.g. `pitfalls trace -- python train.py`",
+        "zh": "请在 `--` 之后给出要运行的命令，例如 `pitfalls trace -- python train.py`",
+    },
+    "trace.not_found": {
+        "en": "{command}: command not found",
+        "zh": "{command}：找不到该命令",
+    },
+    "trace.cannot_execute": {
+        "en": "{command}: cannot be executed (not an executable file)",
+        "zh": "{command}：无法执行（不是可执行文件）",
+    },
+    "trace.hint": {
+        "en": "pitfalls: this error is explained by `{id}`: {title}",
+        "zh": "pitfalls：这个错误可以参考条目 `{id}`：{title}",
+    },
+    "trace.read": {"en": "read it", "zh": "阅读"},
+    "trace.run": {"en": "run it ", "zh": "运行"},
     "search.not_confident": {
         "en": "no recipe explains this yet; closest: {closest}",
         "zh": "还没有条目能解释这个问题；最接近的：{closest}",

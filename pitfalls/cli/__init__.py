@@ -86,11 +86,17 @@ app.command("doctor", rich_help_panel=RUN)(doctor.doctor)
 
 def _register_optional_commands() -> None:
     """Commands whose modules may grow: kept apart so each stays small."""
-    from pitfalls.cli import authoring, tui_entry
+    from pitfalls.cli import authoring, trace_cmd, tui_entry
 
     app.command("lint", rich_help_panel=AUTHOR)(authoring.lint)
     app.command("new", rich_help_panel=AUTHOR)(authoring.new)
     app.command("tui", rich_help_panel=READ)(tui_entry.tui)
+    app.command(
+        "trace",
+        rich_help_panel=RUN,
+        epilog=trace_cmd.TRACE_HELP_EPILOG,
+        context_settings={"allow_interspersed_args": False},
+    )(trace_cmd.trace)
 
 
 _register_optional_commands()

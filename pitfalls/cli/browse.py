@@ -21,6 +21,7 @@ from pitfalls.cli.common import (
 )
 from pitfalls.i18n import t
 from pitfalls.model import Recipe
+from pitfalls.page import page_markdown
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
 
@@ -178,28 +179,6 @@ def _plain_fences(markdown: str) -> str:
     """Highlight Python only: shell and output blocks read fine plain, and each extra
     Pygments lexer (bash, console) costs tens of milliseconds to build on every `show`."""
     return re.sub(r"^```(?!python\b)[\w-]+[^\n]*$", "```text", markdown, flags=re.MULTILINE)
-
-
-def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = None) -> str:
-    """The whole page as Markdown: title, summary, metadata, prose and the snippet."""
-    lines = [f"# {recipe.text(recipe.title, lang)}", ""]
-    summary = recipe.text(recipe.summary, lang)
-    if summary:
-        lines += [f"*{summary}*", ""]
-    meta = [f"**{t('col.id', lang)}**: `{recipe.id}`"]
-    if recipe.aliases:
-        meta.append(f"**{t('show.aliases', lang)}**: {', '.join(recipe.aliases)}")
-    meta.append(f"**{t('show.tags', lang)}**: {', '.join(recipe.tags) or '—'}")
-    meta.append(f"**{t('show.devices', lang)}**: {', '.join(recipe.devices)}")
-    meta.append(f"**{t('show.torch', lang)}**: {recipe.torch or '—'}")
-    lines += [" · ".join(meta), "", prose.rstrip(), ""]
-    code = recipe.snippet() if snippet is None else snippet
-    lines += [f"## {t('show.snippet', lang)}", "", "```python", code.rstrip(), "```"]
-    if recipe.related:
-        lines += ["", f"## {t('show.related', lang)}", ""]
-        lines += [f"- `{name}` (`pitfalls show {name}`)" for name in recipe.related]
-    lines += ["", t("show.run_hint", lang, id=recipe.id), ""]
-    return "\n".join(lines)
 
 
 def search(
