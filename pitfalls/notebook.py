@@ -138,9 +138,8 @@ def _run(recipe: Any, device: str, lang: str) -> None:
     from pitfalls.runner import RunnerUnavailable, run_recipe, valid_device
 
     if not valid_device(device):
-        print(
-            f"pitfalls: {t('err.bad_device', lang, device=device, names='auto, cpu, cuda, cuda:N, mps')}"
-        )
+        names = "auto, cpu, cuda, cuda:N, mps"
+        print(f"pitfalls: {t('err.bad_device', lang, device=device, names=names)}")
         return
     try:
         result = run_recipe(recipe, device=device)

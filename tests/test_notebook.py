@@ -81,7 +81,8 @@ def test_magic_run_runs_in_a_child_process_not_the_kernel(shell, capsys) -> None
 def test_loading_the_extension_module_imports_nothing_heavy() -> None:
     code = (
         "import sys, pitfalls; assert callable(pitfalls.load_ipython_extension); "
-        "heavy = [m for m in ('IPython', 'torch', 'rich', 'pitfalls.notebook') if m in sys.modules]; "
+        "names = ('IPython', 'torch', 'rich', 'pitfalls.notebook'); "
+        "heavy = [m for m in names if m in sys.modules]; "
         "assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=str(REPO / "tests"))
