@@ -68,6 +68,17 @@ def fix(device: str) -> dict:
 
     # On the ordinary row the textbook formula is fine, and both forms must agree there.
     textbook_row2 = -((1 - prob[2, 2]) ** GAMMA) * prob[2, 2].log()
+
+    # 3) With gamma < 1 (the paper's ablation tries 0.5), (1 - pt) ** gamma has an infinite
+    #    slope at pt == 1, and row 1 reaches pt == 1 exactly: inf * 0 is a NaN gradient.
+    grad_nan = {}
+    for name, floor in (("unclamped", 0.0), ("clamped_base", 1e-6)):
+        logits.grad = None
+        log_pt = F.log_softmax(logits, dim=1).gather(1, labels.view(-1, 1)).squeeze(1)
+        pt = log_pt.exp()
+        base = (1 - pt).clamp(min=floor) if floor else 1 - pt
+        (-(base**0.5) * log_pt).mean().backward()
+        grad_nan[name] = bool(torch.isnan(logits.grad).any())
     return {
         "clamped_loss_is_finite": bool(torch.isfinite(clamped_rows.mean())),
         "clamped_grad_has_nan": bool(torch.isnan(clamped_grad).any()),
@@ -79,6 +90,8 @@ def fix(device: str) -> dict:
         "logsoftmax_wrong_row_loss": round(focal_rows[0].item(), 3),
         "cross_entropy_matches_one_hot": torch.allclose(log_pt, log_pt_ce),
         "matches_textbook_on_ordinary_row": torch.allclose(focal_rows[2], textbook_row2),
+        "gamma_half_pt_one_grad_has_nan": grad_nan["unclamped"],
+        "gamma_half_clamped_base_grad_has_nan": grad_nan["clamped_base"],
     }
 
 

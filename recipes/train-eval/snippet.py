@@ -79,8 +79,20 @@ def problem(device: str) -> dict:
 
     block = BareFunctionalDropout().to(device).eval()
     y = block(torch.ones(64, device=device))
+
+    # The two passes above differ for two separate reasons. Dropout alone:
+    drop = nn.Dropout(p=0.5).to(device)  # a new module starts in training mode
+    ones = torch.ones(64, device=device)
+    dropout_alone_match = torch.equal(drop(ones), drop(ones))
+    # And with Dropout silenced, the running average that ignores `training` still moves:
+    net2, _ = trained_net(device, RunningMeanNoModeCheck)
+    net2.drop.eval()
+    with torch.no_grad():
+        no_dropout_match = torch.allclose(net2(x_test), net2(x_test))
     return {
         "training_during_no_grad": training_during_eval,
+        "dropout_alone_outputs_match": dropout_alone_match,
+        "outputs_match_without_dropout": no_dropout_match,
         "outputs_match_across_calls": torch.allclose(out1, out2),
         "bn_running_mean_changed": not torch.equal(bn_before, bn_after),
         "bn_batches_tracked": int(net.bn.num_batches_tracked),
