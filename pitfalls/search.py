@@ -53,6 +53,8 @@ _CJK_STOP = frozenset(
     "为什么 什么 怎么 怎样 一个 这个 那个 我的 我们 时候 的时 了一 是不 不是 没有 可以 "
     "如何 以后 之后 问题 出现 总是 一直 然后 但是 因为 所以 还是 就是".split()
 )
+# Characters too common in questions to say anything alone.
+_CJK_STOP_CHARS = frozenset("的了是在我你他她它们这那有和就都也还把被吗呢吧啊么什怎为个一不")
 # A few spellings users write for the same thing.
 _SYNONYMS = {
     "grad": "gradient",
@@ -99,8 +101,9 @@ def tokens(text: str) -> list[str]:
         if len(parts) > 1:
             found.extend(_stem(_SYNONYMS.get(p, p)) for p in parts)
     for run in _CJK.findall(text):
-        if len(run) == 1:
-            found.append(run)
+        # Single characters too: Chinese users write 累加 where a recipe says 累积, and the
+        # shared character still counts (IDF keeps common characters cheap).
+        found.extend(f"#{char}" for char in run if char not in _CJK_STOP_CHARS)
         found.extend(
             bigram
             for bigram in (run[i : i + 2] for i in range(len(run) - 1))
@@ -213,7 +216,8 @@ def _entry(recipe: Recipe) -> _Entry:
     sequences = {name: tokens(text) for name, text in texts.items()}
     fields = {name: set(seq) for name, seq in sequences.items()}
     fields["questions"] = {t for q in questions for t in q}
-    pairs = {pair for seq in (*sequences.values(), *questions) for pair in zip(seq, seq[1:])}
+    words = [[t for t in seq if not t.startswith("#")] for seq in (*sequences.values(), *questions)]
+    pairs = {pair for seq in words for pair in zip(seq, seq[1:])}
     fragments = [(normalise_message(text), text) for text in error_texts if text.strip()]
     return _Entry(recipe, fields, questions, pairs, fragments)
 
@@ -242,7 +246,8 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     parsed = Query.parse(query)
     weighted: dict[str, float] = {}
     for token in tokens(parsed.focus):
-        weighted.setdefault(token, 1.0)
+        # A single Chinese character says less than a word or a bigram.
+        weighted.setdefault(token, 0.4 if token.startswith("#") else 1.0)
     for token in tokens(parsed.rest):
         weighted.setdefault(token, 0.3)  # what came before the final error counts less
     entries = [_entry(recipe) for recipe in recipes]
@@ -254,12 +259,18 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         for token in weighted
     }
 
+    for token in weighted:
+        if not frequency[token] and not token.isascii():
+            # Chinese bigrams cross word boundaries (率调, 器的): one no recipe contains is
+            # far more often such junk than a concept the catalogue lacks.
+            weighted[token] *= 0.25
+
     def idf(token: str) -> float:
         # A word no recipe knows weighs most: it is what the catalogue cannot explain.
         return math.log((total + 1) / (frequency[token] + 0.5))
 
     query_mass = sum(w * idf(t) for t, w in weighted.items())
-    sequence = tokens(parsed.focus) or tokens(parsed.rest)
+    sequence = [t for t in tokens(parsed.focus) or tokens(parsed.rest) if not t.startswith("#")]
     query_pairs = set(zip(sequence, sequence[1:]))
     compact = " ".join(query.lower().split())
     hits = []
