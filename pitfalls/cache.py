@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from pitfalls.model import ErrorFragment, LegacyError, Recipe
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 
 
 def cache_dir() -> Path | None:
@@ -124,22 +124,24 @@ def recipe_from_entry(entry: dict[str, Any], folder: Path, source: str) -> Recip
 class FolderCache:
     """The cache of one folder of recipe folders: read once, written back if it changed."""
 
-    def __init__(self, folder: Path) -> None:
+    # Search indexes live in a file of their own ("search"), so that `list` never loads them.
+    def __init__(self, folder: Path, kind: str = "recipes", version: Any = CACHE_VERSION) -> None:
         self.entries: dict[str, Any] = {}
         self.changed = False
+        self.version = version
         root = cache_dir()
         digest = hashlib.sha1(str(folder.resolve()).encode("utf-8")).hexdigest()[:16]
         # marshal loads several times faster than json and needs no import; its format is
         # tied to the Python version, hence the tag in the name.
         tag = sys.implementation.cache_tag or "python"
-        self.file = root / f"recipes-{digest}.{tag}.marshal" if root else None
+        self.file = root / f"{kind}-{digest}.{tag}.marshal" if root else None
         if self.file is None:
             return
         try:
             data = marshal.loads(self.file.read_bytes())
         except (OSError, ValueError, EOFError, TypeError):
             return
-        if isinstance(data, dict) and data.get("version") == CACHE_VERSION:
+        if isinstance(data, dict) and data.get("version") == self.version:
             entries = data.get("entries")
             # A damaged or foreign file that still unmarshals is a cache miss, not a crash.
             self.entries = entries if isinstance(entries, dict) else {}
@@ -155,7 +157,18 @@ class FolderCache:
 
     def put(self, name: str, key: list[Any], recipe: Recipe) -> None:
         """Remember a recipe that loaded cleanly."""
-        self.entries[name] = {"key": key, "recipe": recipe_to_entry(recipe)}
+        self.put_data(name, key, recipe_to_entry(recipe))
+
+    def get_data(self, name: str, key: list[Any]) -> Any:
+        """Whatever was stored for folder `name` under `key`, unchecked (None if stale)."""
+        entry = self.entries.get(name)
+        if isinstance(entry, dict) and entry.get("key") == key:
+            return entry.get("recipe")
+        return None
+
+    def put_data(self, name: str, key: list[Any], data: Any) -> None:
+        """Store data for folder `name` under `key`."""
+        self.entries[name] = {"key": key, "recipe": data}
         self.changed = True
 
     def forget(self, name: str) -> None:
@@ -170,7 +183,7 @@ class FolderCache:
         try:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.file.with_suffix(f".{os.getpid()}.tmp")
-            payload = {"version": CACHE_VERSION, "entries": self.entries}
+            payload = {"version": self.version, "entries": self.entries}
             temporary.write_bytes(marshal.dumps(payload))
             os.replace(temporary, self.file)
         except OSError:

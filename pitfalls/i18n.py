@@ -40,6 +40,46 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "No {wanted} prose for this recipe; showing {used}.",
         "zh": "该条目没有{wanted}版正文，以下显示{used}版。",
     },
+    # the record of torch versions a recipe was checked on (pitfalls/checked.py)
+    "checked.label": {"en": "record", "zh": "检验记录"},
+    "checked.held": {"en": "checked on torch {groups}", "zh": "已在 torch {groups}上检验"},
+    "checked.group": {
+        "en": "{versions} ({device}, {n} versions)",
+        "zh": "{versions}（{device}，{n} 个版本）",
+    },
+    "checked.group_one": {"en": "{versions} ({device})", "zh": "{versions}（{device}）"},
+    "checked.list_sep": {"en": ", ", "zh": "，"},
+    "checked.sep": {"en": "; ", "zh": "；"},
+    "checked.end": {"en": ".", "zh": "。"},
+    "checked.claim_failed": {
+        "en": "the claim does not hold on {versions} ({device})",
+        "zh": "结论在 {versions}（{device}）上不成立",
+    },
+    "checked.error": {
+        "en": "the snippet fails to run on {versions} ({device})",
+        "zh": "代码在 {versions}（{device}）上无法运行",
+    },
+    "checked.none": {
+        "en": "not yet checked across torch versions",
+        "zh": "尚未在多个 torch 版本上检验",
+    },
+    "checked.stale_all": {
+        "en": "checked on torch {groups}, but recorded for an earlier revision of this recipe",
+        "zh": "曾在 torch {groups}上检验，但记录属于此条目的早期版本",
+    },
+    "checked.stale_none": {
+        "en": "recorded for an earlier revision of this recipe only",
+        "zh": "现有记录只属于此条目的早期版本",
+    },
+    "checked.stale_some": {
+        "en": "{n} more rows recorded for an earlier revision",
+        "zh": "另有 {n} 条记录属于此条目的早期版本",
+    },
+    "checked.no_gpu": {"en": "not yet checked on a GPU", "zh": "尚未在 GPU 上检验"},
+    "checked.outside": {
+        "en": "your torch {version} is outside every checked version",
+        "zh": "你的 torch {version} 不在任何已检验的版本之内",
+    },
     "lang.en": {"en": "English", "zh": "英文"},
     "lang.zh": {"en": "Chinese", "zh": "中文"},
     "trace.no_command": {
@@ -118,6 +158,34 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "run.skipped": {"en": "skipped: {reason}", "zh": "已跳过：{reason}"},
     "run.n_a": {"en": "n/a here", "zh": "此处不适用"},
+    # charts drawn from series observations (pitfalls/charts.py)
+    "chart.summary": {
+        "en": "{series} series × {points} points",
+        "zh": "{series} 组序列 × {points} 个点",
+    },
+    "chart.log_axis": {"en": "{label} (log scale)", "zh": "{label}（对数刻度）"},
+    "chart.top": {"en": "NaN or +inf, off the top", "zh": "NaN 或 +inf，超出上边"},
+    "chart.bottom": {
+        "en": "-inf (or <= 0 on a log axis), off the bottom",
+        "zh": "-inf（或对数轴上 <= 0），超出下边",
+    },
+    "chart.not_finite": {
+        "en": "{label}: {n} of {total} points cannot be drawn, marked {marks} at the edge",
+        "zh": "{label}：{total} 个点中有 {n} 个无法画出，在边上标为 {marks}",
+    },
+    "chart.missing": {
+        "en": "{label}: {n} of {total} points have no value or position and are left out",
+        "zh": "{label}：{total} 个点中有 {n} 个没有数值或位置，未画出",
+    },
+    "chart.empty": {"en": "no finite point to draw", "zh": "没有可画出的有限值"},
+    "chart.failed": {
+        "en": "the chart “{title}” could not be drawn: {error}",
+        "zh": "无法画出图表“{title}”：{error}",
+    },
+    "chart.unavailable": {
+        "en": "charts need plotext 5 ({error}); `pip install 'plotext>=5.2.8,<6'` or use --no-plot",
+        "zh": "画图需要 plotext 5（{error}）；请 `pip install 'plotext>=5.2.8,<6'`，或使用 --no-plot",
+    },
     "verify.title": {"en": "verify on {device}", "zh": "在 {device} 上验证"},
     "verify.col.recipe": {"en": "recipe", "zh": "条目"},
     "verify.col.time": {"en": "time", "zh": "耗时"},

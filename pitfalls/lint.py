@@ -32,6 +32,7 @@ fixture under tests/fixtures/lint/.
 | PIT024 | warning  | `related` is missing, or names a recipe that does not exist |
 | PIT025 | error    | a `legacy_errors` entry has no source URL |
 | PIT026 | error    | an expectation cannot fail: its observation is a literal in snippet.py |
+| PIT027 | error    | a `[[plot]]` is invalid, lacks a text in a language, or plots an observation snippet.py never names |
 """
 
 from __future__ import annotations
@@ -85,6 +86,7 @@ CODES: dict[str, Code] = {
         Code("PIT024", "warning", "related is missing or names a recipe that does not exist"),
         Code("PIT025", "error", "a legacy_errors entry has no source URL"),
         Code("PIT026", "error", "an expectation cannot fail: its observation is a literal"),
+        Code("PIT027", "error", "a [[plot]] is invalid, untranslated, or names no observation"),
     )
 }
 

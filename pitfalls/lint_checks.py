@@ -107,6 +107,7 @@ def _check_toml(recipe: _Recipe) -> None:
     if torch_range is not None:
         _check_range(recipe, torch_range, recipe.toml_line("torch"), "`torch`")
     _check_expectations(recipe, data.get("expect"))
+    _check_plots(recipe, data.get("plot"))
     check_findability(recipe, data)
 
 
@@ -132,8 +133,21 @@ def _check_names(recipe: _Recipe, data: dict[str, Any]) -> None:
         if not ID_PATTERN.match(alias):
             message = f"alias {alias!r} must be lowercase letters, digits and single hyphens"
             recipe.add("PIT004", "recipe.toml", message, alias_line)
+        elif _shaped_like_rule_code(alias):
+            message = (
+                f"alias {alias!r} has the shape of a rule code (letters then digits), which "
+                "`pitfalls show` looks up as a `pitfalls check` code first: choose a word"
+            )
+            recipe.add("PIT004", "recipe.toml", message, alias_line)
         else:
             recipe.identity.names.append(("alias", alias, alias_line))
+
+
+def _shaped_like_rule_code(name: str) -> bool:
+    """`pfl101`, `b950`: `show` would read such a word as a `pitfalls check` code."""
+    from pitfalls.check.rules import CODE_SHAPE
+
+    return bool(CODE_SHAPE.match(name))
 
 
 def _is_str_list(value: Any) -> bool:
@@ -209,6 +223,60 @@ def _check_expectations(recipe: _Recipe, raw: Any) -> None:
         if side not in sides and not _side_reported(raw, side):
             message = f"no expectation for the {side} side: add an [[expect]] with side = {side!r}"
             recipe.add("PIT018", "recipe.toml", message, recipe.toml_line("expect"))
+
+
+def _check_plots(recipe: _Recipe, raw: Any) -> None:
+    """PIT027: each `[[plot]]` parses, has its texts in both languages, and plots an
+    observation whose name appears in snippet.py (else the run's shape check must fail)."""
+    if raw is None:
+        return
+    if not isinstance(raw, list):
+        message = "`plot` must be an array of tables ([[plot]])"
+        recipe.add("PIT027", "recipe.toml", message, recipe.toml_line("plot"))
+        return
+    from pitfalls.loader import parse_plot
+    from pitfalls.model import PLOT_TEXTS
+
+    starts = [m.start() for m in re.finditer(r"^\s*\[\[plot\]\]", recipe.toml_text, re.M)]
+    names = _snippet_strings(recipe.folder / "snippet.py")
+    for index, item in enumerate(raw):
+        offset = starts[index] if index < len(starts) else None
+        line = recipe.toml_text.count("\n", 0, offset) + 1 if offset is not None else None
+        try:
+            plot = parse_plot(item, index)
+        except RecipeError as err:
+            recipe.add("PIT027", "recipe.toml", str(err), line)
+            continue
+        for part in PLOT_TEXTS:
+            for lang in LANGS:
+                if not getattr(plot, part).get(lang, "").strip():
+                    message = (
+                        f"plot #{index + 1} ({plot.key}): the {LANG_NAMES[lang]} {part} "
+                        f"(`{part}.{lang}`) is missing"
+                    )
+                    recipe.add("PIT027", "recipe.toml", message, line)
+        if names is not None and plot.key not in names:
+            message = (
+                f"plot #{index + 1} plots the observation {plot.key!r}, but snippet.py never "
+                f"names it: return {{{plot.key!r}: {{\"x\": [...], \"y\": {{...}}}}}}"
+            )
+            recipe.add("PIT027", "recipe.toml", message, line)
+
+
+def _snippet_strings(snippet: Path) -> set[str] | None:
+    """Every string literal in snippet.py (observation names among them); None when it
+    cannot be parsed, which PIT011 reports."""
+    import ast
+
+    try:
+        tree = ast.parse(snippet.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
 
 
 def _side_reported(raw: list[Any], side: str) -> bool:

@@ -14,11 +14,15 @@ from pitfalls.model import (
     DEVICE_TYPES,
     GATES,
     LANGS,
+    PLOT_KEYS,
+    PLOT_KINDS,
+    PLOT_TEXTS,
     SIDES,
     WARNINGS_KEY,
     ErrorFragment,
     Expectation,
     LegacyError,
+    Plot,
     Recipe,
 )
 
@@ -148,6 +152,80 @@ def parse_expectation(raw: Any, index: int) -> Expectation:
         why=why,
         **gates,
     )
+
+
+def _text_table(raw: Any, where: str) -> dict[str, str]:
+    """A `{en = "...", zh = "..."}` table (a bare string is English), validated."""
+    if isinstance(raw, str):
+        return {"en": raw} if raw else {}
+    if not isinstance(raw, dict):
+        raise RecipeError(f"{where} must be a table with `en` and `zh` strings")
+    unknown = sorted(set(raw) - set(LANGS))
+    if unknown:
+        raise RecipeError(f"{where} has an unknown language `{unknown[0]}` (use en and zh)")
+    for lang, value in raw.items():
+        if not isinstance(value, str):
+            raise RecipeError(f"{where}.{lang} must be a string")
+    return {lang: raw[lang] for lang in LANGS if raw.get(lang)}
+
+
+def parse_plot(raw: Any, index: int) -> Plot:
+    """Validate one `[[plot]]` table and build a Plot."""
+    where = f"plot #{index + 1}"
+    if not isinstance(raw, dict):
+        raise RecipeError(f"{where} must be a table")
+    key = raw.get("key")
+    if not isinstance(key, str) or not key:
+        raise RecipeError(f"{where}: `key` (the observation holding the series) is missing")
+    where = f"{where} ({key})"
+    unknown = sorted(set(raw) - set(PLOT_KEYS))
+    if unknown:
+        raise RecipeError(f"{where}: unknown key `{unknown[0]}` (known: {', '.join(PLOT_KEYS)})")
+    sides = raw.get("sides", list(SIDES))
+    if isinstance(sides, str):
+        sides = [sides]
+    if (
+        not isinstance(sides, list)
+        or not sides
+        or any(side not in SIDES for side in sides)
+        or len(set(sides)) != len(sides)
+    ):
+        raise RecipeError(f"{where}: `sides` must list problem, fix or both, once each")
+    kind = raw.get("kind", "line")
+    if kind not in PLOT_KINDS:
+        raise RecipeError(f"{where}: `kind` must be one of {', '.join(PLOT_KINDS)}, not {kind!r}")
+    scales = {}
+    for axis in ("xlog", "ylog"):
+        value = raw.get(axis, False)
+        if not isinstance(value, bool):
+            raise RecipeError(f"{where}: `{axis}` must be true or false")
+        scales[axis] = value
+    if kind == "bar" and (scales["xlog"] or scales["ylog"]):
+        raise RecipeError(f"{where}: a bar chart has linear axes (drop xlog and ylog)")
+    texts = {part: _text_table(raw.get(part, {}), f"{where}: `{part}`") for part in PLOT_TEXTS}
+    legend_raw = raw.get("legend", {})
+    if not isinstance(legend_raw, dict):
+        raise RecipeError(f"{where}: `legend` must map series names to `en`/`zh` tables")
+    legend = {
+        str(name): _text_table(value, f"{where}: `legend.{name}`")
+        for name, value in legend_raw.items()
+    }
+    return Plot(
+        key=key,
+        sides=tuple(side for side in SIDES if side in sides),
+        kind=kind,
+        legend=legend,
+        **scales,
+        **texts,
+    )
+
+
+def parse_plots(data: dict[str, Any]) -> tuple[Plot, ...]:
+    """Validate the `[[plot]]` tables of a parsed recipe.toml."""
+    raw = data.get("plot", [])
+    if not isinstance(raw, list):
+        raise RecipeError("`plot` must be an array of tables ([[plot]])")
+    return tuple(parse_plot(item, index) for index, item in enumerate(raw))
 
 
 def _gates(raw: dict[str, Any], where: str) -> dict[str, str]:
@@ -283,10 +361,8 @@ def _parse_recipe(folder: Path, present: set[str], source: str) -> Recipe:
     slow = data.get("slow", "")
     if not isinstance(slow, str):
         raise RecipeError("`slow` must be a string saying why the snippet is slow")
-    raw_expectations = data.get("expect", [])
-    if not isinstance(raw_expectations, list):
-        raise RecipeError("`expect` must be an array of tables ([[expect]])")
-    expectations = tuple(parse_expectation(raw, i) for i, raw in enumerate(raw_expectations))
+    expectations = parse_expectations(data)
+    plots = parse_plots(data)
     return Recipe(
         id=recipe_id,
         path=folder,
@@ -307,12 +383,24 @@ def _parse_recipe(folder: Path, present: set[str], source: str) -> Recipe:
         slow=slow,
         source=source,
         _expectations=expectations,
+        _plots=plots,
     )
+
+
+def parse_expectations(data: dict[str, Any]) -> tuple[Expectation, ...]:
+    """Validate the `[[expect]]` tables of a parsed recipe.toml."""
+    raw_expectations = data.get("expect", [])
+    if not isinstance(raw_expectations, list):
+        raise RecipeError("`expect` must be an array of tables ([[expect]])")
+    return tuple(parse_expectation(raw, i) for i, raw in enumerate(raw_expectations))
+
+
+def read_claim(folder: Path) -> tuple[tuple[Expectation, ...], tuple[Plot, ...]]:
+    """Parse just what a run checks: the `[[expect]]` and `[[plot]]` tables of a folder."""
+    data = read_toml(folder / "recipe.toml")
+    return parse_expectations(data), parse_plots(data)
 
 
 def read_expectations(folder: Path) -> tuple[Expectation, ...]:
     """Parse just the `[[expect]]` tables of a recipe folder."""
-    raw_expectations = read_toml(folder / "recipe.toml").get("expect", [])
-    if not isinstance(raw_expectations, list):
-        raise RecipeError("`expect` must be an array of tables ([[expect]])")
-    return tuple(parse_expectation(raw, i) for i, raw in enumerate(raw_expectations))
+    return parse_expectations(read_toml(folder / "recipe.toml"))

@@ -35,6 +35,12 @@ MESSAGE_COMPARISONS = ("raises", "warns", "contains")
 WARNINGS_KEY = "warnings"
 # Version gates an expectation, an `errors` entry or a whole recipe may carry.
 GATES = ("torch", "numpy", "python")
+# Charts a recipe may ask for (`[[plot]]`), and the keys such a table may carry.
+PLOT_KINDS = ("line", "scatter", "bar")
+PLOT_KEYS = ("key", "sides", "kind", "xlog", "ylog", "title", "xlabel", "ylabel", "legend")
+PLOT_TEXTS = ("title", "xlabel", "ylabel")
+# The comparison a plot's shape check reports as, beside the expectations it is shown with.
+SERIES_OP = "series"
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,8 @@ class Expectation:
             return f"{self.key} contains {show(self.value)}"
         if self.op == "warns" and self.value is False:
             return "no warning"
+        if self.op == SERIES_OP:
+            return f"{self.key} holds series for a {self.value} chart"
         types = self.value.get("type")
         match = self.value.get("match")
         verb = "raises" if self.op == "raises" else "warns"
@@ -140,6 +148,53 @@ class LegacyError:
         return {"text": self.text, "source": self.source}
 
 
+@dataclass(frozen=True)
+class Plot:
+    """A chart the recipe asks for: the observation that holds its series, and how to draw it.
+
+    The observation is `{"x": [...], "y": {"series name": [...], ...}}` on each side in
+    `sides`; texts are `{"en": ..., "zh": ...}` tables, and `legend` localises series names.
+    """
+
+    key: str
+    sides: tuple[str, ...] = SIDES
+    kind: str = "line"
+    xlog: bool = False
+    ylog: bool = False
+    title: dict[str, str] = field(default_factory=dict)
+    xlabel: dict[str, str] = field(default_factory=dict)
+    ylabel: dict[str, str] = field(default_factory=dict)
+    legend: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def text(self, part: str, lang: str) -> str:
+        """The title, xlabel or ylabel in `lang`, falling back to any language, else ""."""
+        table = getattr(self, part)
+        return table.get(lang) or next((v for v in table.values() if v), "")
+
+    def series_label(self, name: str, lang: str) -> str:
+        """A series' name as the legend shows it in `lang` (the name itself by default)."""
+        table = self.legend.get(name) or {}
+        return table.get(lang) or next((v for v in table.values() if v), name)
+
+    def expectation(self, side: str) -> Expectation:
+        """The shape check of one side, reported as an expectation that can fail."""
+        return Expectation(side=side, key=self.key, op=SERIES_OP, value=self.kind)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plot as JSON-able data, as written in recipe.toml."""
+        data: dict[str, Any] = {
+            "key": self.key,
+            "sides": list(self.sides),
+            "kind": self.kind,
+            "xlog": self.xlog,
+            "ylog": self.ylog,
+        }
+        data.update({part: dict(getattr(self, part)) for part in PLOT_TEXTS})
+        if self.legend:
+            data["legend"] = {name: dict(texts) for name, texts in self.legend.items()}
+        return data
+
+
 @dataclass
 class Recipe:
     """A recipe as loaded from its folder. Prose is read lazily; the snippet is never imported."""
@@ -165,16 +220,36 @@ class Recipe:
     # Expectations are read on first use: listing and searching never need them, and that
     # keeps the metadata cache small.
     _expectations: tuple[Expectation, ...] | None = field(default=None, repr=False)
+    _plots: tuple[Plot, ...] | None = field(default=None, repr=False)  # read lazily, too
     _prose: dict[str, str | None] = field(default_factory=dict, repr=False)
+    # The search index, when the metadata cache holds one (see pitfalls.search_index).
+    search_index: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
     def expectations(self) -> tuple[Expectation, ...]:
         """The checked claim, parsed from recipe.toml when first needed."""
         if self._expectations is None:
-            from pitfalls.loader import read_expectations
+            from pitfalls.loader import read_claim
 
-            self._expectations = read_expectations(self.path)
+            self._expectations, plots = read_claim(self.path)
+            if self._plots is None:
+                self._plots = plots
         return self._expectations
+
+    @property
+    def plots(self) -> tuple[Plot, ...]:
+        """The charts of `[[plot]]`, parsed from recipe.toml (with the expectations) when
+        first needed."""
+        if self._plots is None:
+            if not (self.path / "recipe.toml").is_file():
+                self._plots = ()  # a recipe built in code, with no folder behind it
+            else:
+                from pitfalls.loader import read_claim
+
+                expectations, self._plots = read_claim(self.path)
+                if self._expectations is None:
+                    self._expectations = expectations
+        return self._plots
 
     @property
     def snippet_path(self) -> Path:
@@ -247,6 +322,7 @@ class Recipe:
             "questions": {lang: list(qs) for lang, qs in self.questions.items()},
             "related": list(self.related),
             "expectations": [e.to_dict() for e in self.expectations],
+            "plots": [p.to_dict() for p in self.plots],
             "source": self.source,
             "path": str(self.path),
         }

@@ -9,6 +9,11 @@ from pitfalls.model import Recipe
 def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = None) -> str:
     """The whole page as Markdown: title, summary, metadata, prose and the snippet."""
     lines = [f"# {recipe.text(recipe.title, lang)}", ""]
+    from pitfalls.checked import summary, summary_line
+
+    checked = summary_line(summary(recipe), lang)
+    if checked:
+        lines += [checked, ""]
     summary = recipe.text(recipe.summary, lang)
     if summary:
         lines += [f"*{summary}*", ""]
@@ -18,6 +23,10 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
     meta.append(f"**{t('show.tags', lang)}**: {', '.join(recipe.tags) or '—'}")
     meta.append(f"**{t('show.devices', lang)}**: {', '.join(recipe.devices)}")
     meta.append(f"**{t('show.torch', lang)}**: {recipe.torch or '—'}")
+    from pitfalls.check.rules import RULES_LABEL, rules_line
+
+    if rules_line(recipe.id):
+        meta.append(f"**{RULES_LABEL.get(lang, RULES_LABEL['en'])}**: {rules_line(recipe.id)}")
     lines += [" · ".join(meta), "", prose.rstrip(), ""]
     code = recipe.snippet() if snippet is None else snippet
     lines += [f"## {t('show.snippet', lang)}", "", "```python", code.rstrip(), "```"]

@@ -6,6 +6,7 @@ Verdicts use ✓ and ✗ symbols as well as colour, so that they read without co
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pitfalls.i18n import t
@@ -89,19 +90,22 @@ def notes(result: RunResult, lang: str) -> list[str]:
     return found
 
 
-def observation_rows(result: RunResult) -> list[tuple[str, str, str]]:
-    """(name, problem value, fix value) for every observation of either side."""
+def observation_rows(result: RunResult, lang: str = "en") -> list[tuple[str, str, str]]:
+    """(name, problem value, fix value) for every observation of either side. Series are
+    summarised (`2 series × 60 points`): the chart shows them and `--json` carries them."""
+    from pitfalls.charts import is_series, series_summary
+
     problem = result.problem or {}
     fix = result.fix or {}
     names = list(dict.fromkeys([*problem, *fix]))
-    return [
-        (
-            name,
-            format_value(problem[name]) if name in problem else "",
-            format_value(fix[name]) if name in fix else "",
-        )
-        for name in names
-    ]
+
+    def cell(side: dict[str, Any], name: str) -> str:
+        if name not in side:
+            return ""
+        value = side[name]
+        return series_summary(value, lang) if is_series(value) else format_value(value)
+
+    return [(name, cell(problem, name), cell(fix, name)) for name in names]
 
 
 def plain_lines(result: RunResult, lang: str) -> list[str]:
@@ -109,7 +113,7 @@ def plain_lines(result: RunResult, lang: str) -> list[str]:
     lines = [f"{result.recipe.id}\t{environment_text(result, lang)}"]
     problem_label, fix_label = t("run.problem", lang), t("run.fix", lang)
     lines.append(f"{t('run.observation', lang)}\t{problem_label}\t{fix_label}")
-    lines.extend("\t".join(row) for row in observation_rows(result))
+    lines.extend("\t".join(row) for row in observation_rows(result, lang))
     for check in result.checks:
         state = mark(check.holds) if check.applies else "-"
         side = t(f"run.{check.expectation.side}", lang)
@@ -124,8 +128,18 @@ def plain_lines(result: RunResult, lang: str) -> list[str]:
     return lines
 
 
-def result_renderable(result: RunResult, lang: str) -> RenderableType:
-    """The result as a rich renderable: observations side by side, checks, verdict."""
+def result_renderable(
+    result: RunResult, lang: str, charts: Sequence[RenderableType] = ()
+) -> RenderableType:
+    """The result as a rich renderable: observations side by side, `charts` below them, then
+    checks and verdict."""
+    from rich.console import Group
+
+    return Group(result_head(result, lang), *charts, result_tail(result, lang))
+
+
+def result_head(result: RunResult, lang: str) -> RenderableType:
+    """What comes above the charts: the environment line and the observations table."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -135,11 +149,21 @@ def result_renderable(result: RunResult, lang: str) -> RenderableType:
     table.add_column(t("run.observation", lang), style="bold", overflow="fold")
     table.add_column(t("run.problem", lang), style="red", overflow="fold")
     table.add_column(t("run.fix", lang), style="green", overflow="fold")
-    for row in observation_rows(result):
+    for row in observation_rows(result, lang):
         # Text, not markup: an observation such as `[false, true]` is data, not a style tag.
         table.add_row(*(Text(cell) for cell in row))
     if table.row_count:
         parts.append(table)
+    return Group(*parts)
+
+
+def result_tail(result: RunResult, lang: str) -> RenderableType:
+    """What comes below the charts: checks, notes and the verdict."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    parts: list[Any] = []
     if result.checks:
         checks = Table(
             title=t("run.expectations", lang),

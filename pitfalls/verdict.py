@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pitfalls.model import WARNINGS_KEY, Expectation, Recipe
+from pitfalls.model import SERIES_OP, WARNINGS_KEY, Expectation, Recipe
 
 _MISSING = object()
 
@@ -102,6 +102,11 @@ def compare(exp: Expectation, actual: Any) -> tuple[bool, str]:
         return False, f"expected a string or a list, got {type(actual).__name__}"
     if op == "warns":
         return _compare_warnings(wanted, actual)
+    if op == SERIES_OP:
+        from pitfalls.charts import series_problem
+
+        problem = series_problem(actual, wanted)
+        return problem is None, problem or ""
     if op == "raises":
         if not isinstance(actual, str) or not actual.strip():
             return False, "expected an exception observed as 'Type: message'"
@@ -180,6 +185,7 @@ def evaluate(
             continue
         holds, reason = compare(exp, actual)
         checks.append(Check(exp, True, holds, actual, reason))
+    checks.extend(plot_checks(recipe, observations))
 
     def side_holds(side: str) -> bool:
         applicable = [c for c in checks if c.applies and c.expectation.side == side]
@@ -188,6 +194,26 @@ def evaluate(
     reproduced = problem is not None and side_holds("problem")
     fixed = fix is not None and side_holds("fix")
     return checks, reproduced, fixed
+
+
+def plot_checks(recipe: Recipe, observations: dict[str, dict[str, Any]]) -> list[Check]:
+    """Each `[[plot]]` side's shape check: its observation must hold series, or the claim
+    fails, as an expectation would. `actual` is a short summary, not the series again."""
+    from pitfalls.charts import series_summary
+
+    checks = []
+    for plot in recipe.plots:
+        for side in plot.sides:
+            exp = plot.expectation(side)
+            actual = observations[side].get(plot.key, _MISSING)
+            if actual is _MISSING:
+                reason = f"no observation named {plot.key!r} to plot"
+                checks.append(Check(exp, True, False, actual, reason))
+                continue
+            holds, reason = compare(exp, actual)
+            summary = series_summary(actual, "en") if holds else type(actual).__name__
+            checks.append(Check(exp, True, holds, summary, reason))
+    return checks
 
 
 def error_proofs(recipe: Recipe, checks: list[Check], device_type: str, versions: dict) -> list:

@@ -119,8 +119,9 @@ def test_bad_language_is_a_usage_error() -> None:
 
 
 def test_search_finds_by_chinese_and_by_pasted_error() -> None:
-    result = invoke("search", "梯度")
-    assert result.exit_code == 0 and result.output.strip()
+    result = invoke("search", "验证集结果每次都不一样")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0].split("\t")[0] == "train-eval"
     pasted = (
         "Traceback (most recent call last):\n"
         '  File "/home/me/train.py", line 42, in <module>\n'
@@ -140,7 +141,7 @@ def test_search_finds_by_chinese_and_by_pasted_error() -> None:
         (
             "one of the variables needed for gradient computation has been modified by an "
             "inplace operation",
-            "detach",
+            "inplace-autograd",
         ),
         ("loss is nan focal", "focal-loss"),
         ("scatter_ one_hot index", "scatter-one-hot"),
@@ -156,6 +157,15 @@ def test_search_ranks_the_right_recipe_first(query: str, expected: str) -> None:
 def test_search_without_match_exits_1() -> None:
     result = invoke("search", "zzzqqq")
     assert result.exit_code == 1
+
+
+def test_search_that_is_not_confident_says_so_on_stderr_only() -> None:
+    result = invoke("search", "how", "do", "I", "install", "pytorch", "on", "windows")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "no recipe explains this yet" in result.stderr
+    data = json.loads(invoke("search", "how to install pytorch on windows", "--json").stdout)
+    assert data and not any(hit["confident"] for hit in data)
 
 
 def test_search_json() -> None:

@@ -50,7 +50,11 @@ def test_unique_prefix_resolves_and_ambiguous_prefix_lists_candidates(builtins) 
     with pytest.raises(ResolveError) as info:
         builtins.resolve("dataloader")
     assert info.value.kind == "ambiguous"
-    assert info.value.candidates == ["dataloader-len", "dataloader-worker-killed"]
+    assert info.value.candidates == [
+        "dataloader-len",
+        "dataloader-too-many-open-files",
+        "dataloader-worker-killed",
+    ]
 
 
 def test_typo_suggests_close_names(builtins: Registry) -> None:

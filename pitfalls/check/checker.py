@@ -8,6 +8,7 @@ has been bound, so a function may use a loader or model defined below it.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -113,6 +114,7 @@ class Checker:
         self.enabled = frozenset(enabled)
         self.options = options
         self.model = SemanticModel()
+        self.model.source_of = self.source_lines
         self.findings: list[Finding] = []
         self.parents: list[ast.AST] = []
         self.loops: list[ast.AST] = []
@@ -122,6 +124,8 @@ class Checker:
         self._lines: list[str] | None = None
         self._line_starts: list[int] | None = None
         self._cache: dict[tuple[int, str], Any] = {}
+        self._callee_node: ast.AST | None = None
+        self._callee_name: str | None = None
         self.table: dict[type, list[CheckFn]] = {}
         for node_type, entries in CHECKS.items():
             fns = [fn for codes, fn in entries if self.enabled.intersection(codes)]
@@ -158,20 +162,32 @@ class Checker:
         return self.findings
 
     def visit(self, node: ast.AST) -> None:
-        handlers = self.table.get(node.__class__)
+        cls = node.__class__
+        handlers = self.table.get(cls)
         if handlers is not None:
             for fn in handlers:
                 fn(self, node)
-        special = self._special.get(node.__class__)
+        special = self._special.get(cls)
         if special is not None:
             special(node)
-        else:
+        elif cls not in _LEAVES:
             self._children(node)
 
     def _children(self, node: ast.AST) -> None:
+        # Hand-rolled ast.iter_child_nodes: skips contexts and operators (no rule looks at
+        # them), which is a third of all nodes.
         self.parents.append(node)
-        for child in ast.iter_child_nodes(node):
-            self.visit(child)
+        visit = self.visit
+        for name in _fields(node.__class__):
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        visit(item)
+            elif isinstance(value, ast.AST):
+                visit(value)
         self.parents.pop()
 
     def _visit_all(self, nodes: Iterable[ast.AST | None], parent: ast.AST) -> None:
@@ -315,6 +331,7 @@ class Checker:
         for arg in [*positional, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 scope.names[arg.arg] = self.model.annotation_kind(arg.annotation)
+        scope.params = frozenset(n for n, k in scope.names.items() if k is None)
         saved = (self.model.scope, self.loops, self.function, self.cls, self.parents)
         self.model.scope, self.loops, self.function, self.cls = scope, [], node, None
         self.parents = [node]
@@ -333,6 +350,20 @@ class Checker:
         if slot not in self._cache:
             self._cache[slot] = compute()
         return self._cache[slot]
+
+    def callee(self, node: ast.Call) -> str | None:
+        """The dotted name a call's function resolves to (memoised for the node at hand,
+        since every call rule asks for it)."""
+        if self._callee_node is not node:
+            func = node.func
+            resolvable = isinstance(func, (ast.Name, ast.Attribute))
+            self._callee_name = self.model.resolve(func) if resolvable else None
+            self._callee_node = node
+        return self._callee_name
+
+    def source_lines(self, node: Any) -> str:
+        """The whole lines `node` spans (cheap: no column arithmetic)."""
+        return "".join(self.lines[node.lineno - 1 : node.end_lineno])
 
     def segment(self, node: ast.AST) -> str:
         """The source text of `node`."""
@@ -359,7 +390,7 @@ class Checker:
     @property
     def lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = self.text.splitlines(keepends=True) or [""]
+            self._lines = split_lines(self.text)
         return self._lines
 
     def char_col(self, line: int, byte_col: int) -> int:
@@ -387,6 +418,27 @@ class Checker:
         self.findings.append(
             Finding(code, text, line, col, end_line, end_col, edits=edits, fix_title=fix_title)
         )
+
+
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "type_comment"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+# Nodes without children worth visiting, unless a rule handles them.
+_LEAVES = frozenset({ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal})
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIPPED_FIELDS)
+    return fields
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as the parser counts them (only \\n, \\r\\n and \\r end a line), with their ends."""
+    return _LINE.findall(text) or [""]
 
 
 def _statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:

@@ -274,3 +274,27 @@ def resolve_selection(
 def _specificity(selector: str) -> int:
     selector = selector.strip().upper()
     return 0 if selector == "ALL" else len(selector)
+
+
+RULES_LABEL = {"en": "Found by `pitfalls check`", "zh": "`pitfalls check` 规则"}
+
+
+def rules_line(recipe_id: str) -> str:
+    """`PFL101 data-attribute-write, PFL102 data-attribute-read`, or "" when none."""
+    return ", ".join(f"{r.code} {r.name}" for r in rules_for_recipe(recipe_id))
+
+
+def rules_table() -> str:
+    """The README's rule table, generated from RULES (a test keeps the two in step)."""
+    rows = [
+        "| code | name | what it finds | recipe | fix | default |",
+        "|---|---|---|---|---|---|",
+    ]
+    for rule in RULES.values():
+        fix = {"always": "safe", "sometimes": "some"}.get(rule.fix, "")
+        default = "on" if rule.default else "off"
+        summary = rule.summary.replace("|", "\\|")
+        rows.append(
+            f"| {rule.code} | {rule.name} | {summary} | `{rule.recipe}` | {fix} | {default} |"
+        )
+    return "\n".join(rows) + "\n"

@@ -101,10 +101,7 @@ def iterator_next_method(checker: Checker, node: ast.Call) -> None:
 @check(("PFL004", "PFL005", "PFL006", "PFL007", "PFL009", "PFL010", "PFL011"), ast.Call)
 def torch_api_calls(checker: Checker, node: ast.Call) -> None:
     """Calls recognised by their resolved name; see each rule's entry in `--explain`."""
-    func = node.func
-    if not isinstance(func, (ast.Name, ast.Attribute)):
-        return
-    name = checker.model.resolve(func)
+    name = checker.callee(node)
     if name is None:
         return
     keywords = {k.arg for k in node.keywords}
@@ -133,7 +130,7 @@ def torch_api_calls(checker: Checker, node: ast.Call) -> None:
                     "`volatile=True` is ignored since torch 0.4: wrap inference in "
                     "`with torch.no_grad():`",
                 )
-    elif name.startswith("torch.cuda.amp."):
+    elif name.startswith("torch.cuda.amp.") and name.rsplit(".", 1)[-1] in AMP_NAMES:
         _cuda_amp(checker, node, name)
     elif name in CHECKPOINTS:
         if "use_reentrant" not in keywords and not has_star_kwargs:
@@ -178,6 +175,7 @@ def _cycle(checker: Checker, node: ast.Call) -> None:
         )
 
 
+AMP_NAMES = frozenset({"autocast", "GradScaler", "custom_fwd", "custom_bwd"})
 AMP_POSITIONAL = {
     "autocast": ("enabled", "dtype", "cache_enabled"),
     "GradScaler": ("init_scale", "growth_factor", "backoff_factor", "growth_interval", "enabled"),

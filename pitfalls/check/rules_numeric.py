@@ -50,7 +50,7 @@ def probabilities_into_loss(checker: Checker, node: ast.Call) -> None:
     Use instead: `loss = F.cross_entropy(logits, target)`
     """
     model = checker.model
-    name = model.resolve(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
+    name = checker.callee(node)
     callee = None if name is not None and name.startswith("torch.") else model.kind_of(node.func)
     ce = CE_FUNCTIONS.get(name or "")
     if ce is None and callee in (CE_LOSS, NLL_LOSS):
@@ -63,16 +63,11 @@ def probabilities_into_loss(checker: Checker, node: ast.Call) -> None:
         return
     kind = model.kind_of(value)
     if ce is not None and kind == SOFTMAX:
-        fix = (
-            "pass the logits"
-            if ce in ("cross_entropy", "CrossEntropyLoss")
-            else ("pass `log_softmax(...)`")
-        )
-        checker.report(
-            "PFL201",
-            value,
-            f"softmax output fed to `{ce}`, which applies log-softmax itself: {fix}",
-        )
+        if ce in ("cross_entropy", "CrossEntropyLoss"):
+            why = f"`{ce}`, which applies log-softmax itself: pass the logits"
+        else:
+            why = f"`{ce}`, which expects log-probabilities: pass `log_softmax(...)`"
+        checker.report("PFL201", value, f"softmax output fed to {why}")
     elif bce and kind == SIGMOID:
         checker.report(
             "PFL203",
@@ -116,7 +111,7 @@ def log_of_probabilities(checker: Checker, node: ast.Call) -> None:
     """
     model = checker.model
     func = node.func
-    name = model.resolve(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+    name = checker.callee(node)
     if name in SOFTMAX_FUNCTIONS:
         _implicit_dim(checker, node, name)
         return
@@ -196,7 +191,7 @@ def _log_one_plus(checker: Checker, node: ast.Call, argument: ast.AST, name: str
                 f"`log(1 + x)` loses precision for small x: use `{module}.log1p(x)`",
             )
         return
-    if module == "torch" and _is_sum_of_exp(checker, argument):
+    if module == "torch" and _is_sum_of_exp(checker, argument) and not _shifted(checker):
         checker.report(
             "PFL205",
             node,
@@ -204,13 +199,22 @@ def _log_one_plus(checker: Checker, node: ast.Call, argument: ast.AST, name: str
         )
 
 
+def _shifted(checker: Checker) -> bool:
+    """Whether the function subtracts a maximum first (a hand-written stable logsumexp)."""
+    function = checker.function
+    return function is not None and "max" in checker.source_lines(function)
+
+
 def _is_exp(checker: Checker, node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr == "exp" and not node.args:
-        return checker.model.resolve(func) is None
-    return checker.model.resolve(func) in EXPS if isinstance(func, ast.Attribute) else False
+        name = checker.model.resolve(func.value) if isinstance(func.value, ast.Name) else None
+        return name is None or name not in checker.model.imports.values()
+    if isinstance(func, (ast.Name, ast.Attribute)):
+        return checker.model.resolve(func) in EXPS
+    return False
 
 
 def _is_sum_of_exp(checker: Checker, node: ast.AST) -> bool:

@@ -12,6 +12,8 @@ class); a name alone ("a variable called loss") never makes a kind.
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # Kinds are dotted strings; a subkind keeps its family's prefix (a softmax output is a tensor).
@@ -137,6 +139,21 @@ class Scope:
     cls: ClassInfo | None = None  # the class of a method
     self_name: str | None = None  # its first parameter
     function: ast.AST | None = None
+    params: frozenset[str] = frozenset()
+    _evidence: dict[str, str] | None = None
+
+    def evidence(self, source_of: Callable[[ast.AST], str] | None) -> dict[str, str]:
+        """Kinds of this function's parameters shown by their use: only a module has
+        `.parameters()`, `.named_modules()` or `.eval()`. Computed once, on first need, with
+        a regex over the function's text (far cheaper than another walk of its tree)."""
+        if self._evidence is None:
+            found: dict[str, str] = {}
+            if self.function is not None and self.params and source_of is not None:
+                for name in MODULE_EVIDENCE_CALL.findall(source_of(self.function)):
+                    if name in self.params:
+                        found[name] = MODULE
+            self._evidence = found
+        return self._evidence
 
     def lookup(self, name: str) -> tuple[bool, str | None]:
         scope: Scope | None = self
@@ -145,6 +162,12 @@ class Scope:
                 return True, scope.names[name]
             scope = scope.parent
         return False, None
+
+
+MODULE_EVIDENCE_CALL = re.compile(
+    r"\b([A-Za-z_]\w*)\.(?:parameters|named_parameters|modules|named_modules|children|"
+    r"named_children|buffers|register_buffer|eval)\("
+)
 
 
 class SemanticModel:
@@ -157,6 +180,7 @@ class SemanticModel:
         self.scope = self.module_scope
         self.imports_torch = False
         self.imports_numpy = False
+        self.source_of: Callable[[ast.AST], str] | None = None
 
     # -- imports -------------------------------------------------------------------------
     def bind_import(self, node: ast.Import | ast.ImportFrom) -> None:
@@ -210,17 +234,19 @@ class SemanticModel:
 
     # -- classes -------------------------------------------------------------------------
     def declare_class(self, node: ast.ClassDef) -> ClassInfo:
-        bases = [b for b in (self.resolve(base) for base in node.bases) if b]
-        info = ClassInfo(node.name, bases)
-        for base, expr in zip(bases, node.bases):
+        info = ClassInfo(node.name, [])
+        for expr in node.bases:
             local = self.classes.get(expr.id) if isinstance(expr, ast.Name) else None
             if local is not None:
                 info.is_module |= local.is_module
                 info.is_dataset |= local.is_dataset
-            elif (
-                base.startswith(("torch.nn.", "torchvision.models."))
-                and base.rsplit(".", 1)[-1][:1].isupper()
-            ):
+                continue
+            base = self.resolve(expr)
+            if base is None:
+                continue
+            info.bases.append(base)
+            last = base.rsplit(".", 1)[-1]
+            if base.startswith(("torch.nn.", "torchvision.models.")) and last[:1].isupper():
                 info.is_module = True
             elif base.startswith("torch.utils.data.") and base.endswith("Dataset"):
                 info.is_dataset = True
@@ -248,6 +274,8 @@ class SemanticModel:
             if cls is not None:
                 return MODULE_SELF if cls.is_module else SELF
             found, kind = self.scope.lookup(node.id)
+            if kind is None and found and node.id in self.scope.params:
+                return self.scope.evidence(self.source_of).get(node.id)
             return kind if found else None
         if isinstance(node, ast.Attribute):
             return self._attribute_kind(node)
@@ -336,7 +364,6 @@ class SemanticModel:
                     return STATE_DICT
                 if method == "forward":
                     return TENSOR
-                return None
         callee = self.kind_of(func)
         if is_module(callee):
             return {

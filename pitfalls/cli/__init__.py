@@ -75,6 +75,7 @@ def _root(
 READ = "Read"
 RUN = "Run"
 AUTHOR = "Author"
+CHECK = "Check your code"
 
 app.command("list", rich_help_panel=READ)(browse.list_recipes)
 app.command("show", rich_help_panel=READ)(browse.show)
@@ -91,6 +92,9 @@ def _register_optional_commands() -> None:
     app.command("lint", rich_help_panel=AUTHOR)(authoring.lint)
     app.command("new", rich_help_panel=AUTHOR)(authoring.new)
     app.command("tui", rich_help_panel=READ)(tui_entry.tui)
+    from pitfalls.cli.check import CHECK_EXIT_CODES, check
+
+    app.command("check", rich_help_panel=CHECK, epilog=CHECK_EXIT_CODES)(check)
     app.command(
         "trace",
         rich_help_panel=RUN,

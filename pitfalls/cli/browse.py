@@ -51,7 +51,12 @@ def list_recipes(
     version = installed_torch_version()
     if as_json:
         data = [
-            {**r.to_dict(), "torch_installed": version, "torch_holds": _torch_state(r, version)}
+            {
+                **r.to_dict(),
+                "torch_installed": version,
+                "torch_holds": _torch_state(r, version),
+                "checked": _checked(r, lang),
+            }
             for r in recipes
         ]
         echo(json.dumps(data, ensure_ascii=False, indent=2))
@@ -107,8 +112,21 @@ def list_recipes(
     out.print(note, style="dim")
 
 
+def _checked(recipe: Recipe, lang: str, rows: bool = False) -> dict:
+    """The record of torch versions this recipe was checked on, for --json."""
+    from pitfalls.checked import rows_for, summary, summary_line
+
+    data = summary(recipe)
+    data["text"] = summary_line(data, lang)
+    if rows:
+        data["rows"] = rows_for(recipe) or []
+    return data
+
+
 def show(
-    recipe_id: str = typer.Argument(..., metavar="ID", help="Recipe id, alias or unique prefix."),
+    recipe_id: str = typer.Argument(
+        ..., metavar="ID", help="Recipe id, alias, unique prefix, or a `pitfalls check` code."
+    ),
     lang: Optional[str] = LANG_OPTION,
     raw: bool = typer.Option(False, "--raw", help="Print plain Markdown, not rendered."),
     code: bool = typer.Option(False, "--code", help="Print only the snippet (pipe it to a file)."),
@@ -119,6 +137,12 @@ def show(
     Try `pitfalls show detach --lang zh`, or `pitfalls show focal-loss --code > f.py`.
     """
     lang = language(lang)
+    from pitfalls.check.rules import CODE_SHAPE, lookup, rules_for_recipe
+
+    rule = lookup(recipe_id) if CODE_SHAPE.match(recipe_id) else None
+    if rule is not None:  # a rule code of `pitfalls check` names its recipe
+        sys.stderr.write(f"pitfalls: {rule.code} ({rule.name}) → {rule.recipe}\n")
+        recipe_id = rule.recipe
     recipe = resolve(recipe_id, lang)
     try:
         snippet = recipe.snippet()
@@ -132,6 +156,10 @@ def show(
         data = recipe.to_dict()
         data["prose"] = {lg: recipe.prose(lg) for lg in ("en", "zh")}
         data["snippet"] = snippet
+        from pitfalls.check.output import rule_description
+
+        data["rules"] = [rule_description(r.code) for r in rules_for_recipe(recipe.id)]
+        data["checked"] = _checked(recipe, lang, rows=True)
         echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
     notice = ""
@@ -151,6 +179,7 @@ def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
     """The page rendered for this terminal, from the page cache when nothing changed."""
     from pitfalls import __version__
     from pitfalls.cache import cached_render, files_signature
+    from pitfalls.checked import RECORD_NAME, installed_torch
     from pitfalls.cli.common import console
 
     out = console()
@@ -158,6 +187,9 @@ def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
         __version__,
         str(recipe.path),
         files_signature(recipe.path, ("recipe.toml", "en.md", "zh.md", "snippet.py")),
+        # The line under the title reads the record and compares the installed torch.
+        files_signature(recipe.path.parent, (RECORD_NAME,)),
+        installed_torch(),
         lang,
         out.width,
         out.color_system,

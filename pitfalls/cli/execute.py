@@ -88,7 +88,7 @@ def _unavailable(err: Exception, python: str, lang: str) -> None:
     fail(t("err.python_missing", lang, message=str(err)), 3)
 
 
-def _print_result(result: RunResult, lang: str, as_json: bool) -> None:
+def _print_result(result: RunResult, lang: str, as_json: bool, plot: bool = True) -> None:
     from pitfalls.render import plain_lines, result_renderable
 
     if as_json:
@@ -96,9 +96,28 @@ def _print_result(result: RunResult, lang: str, as_json: bool) -> None:
     elif plain_output():
         echo("\n".join(plain_lines(result, lang)))
     else:
-        console().print(result_renderable(result, lang))
+        out = console()
+        charts = _chart_renderables(result, lang, out) if plot else []
+        out.print(result_renderable(result, lang, charts))
     if result.error and result.status == "error" and not as_json:
         _print_snippet_error(result, lang)
+
+
+def _chart_renderables(result: RunResult, lang: str, out: Any) -> list[Any]:
+    """The run's charts, sized to the terminal; a chart that cannot be drawn is one line on
+    stderr, never a failed command (its series' shape is already part of the verdict)."""
+    from pitfalls.charts import chart_height, chart_renderable, charts_for
+
+    drawn = []
+    for chart in charts_for(result, lang):
+        try:
+            drawn.append(chart_renderable(chart, out.width, chart_height(out.height)))
+        except ImportError as err:
+            warn(f"pitfalls: {t('chart.unavailable', lang, error=err)}")
+            break
+        except Exception as err:  # plotext failing on odd data must not hide the verdict
+            warn(f"pitfalls: {t('chart.failed', lang, title=chart.title, error=err)}")
+    return drawn
 
 
 def _print_snippet_error(result: RunResult, lang: str) -> None:
@@ -128,6 +147,9 @@ def run(
     device: str = DEVICE_OPTION,
     timeout: float = TIMEOUT_OPTION,
     as_json: bool = typer.Option(False, "--json", help="Print one strict JSON object."),
+    no_plot: bool = typer.Option(
+        False, "--no-plot", help="Draw no charts (they are drawn only on a colour terminal)."
+    ),
     python: Optional[str] = PYTHON_OPTION,
     lang: Optional[str] = LANG_OPTION,
 ) -> None:
@@ -162,7 +184,7 @@ def run(
         )
     if result.error and result.error.get("kind") == "requirement_missing":
         fail(f"{recipe.id}: {result.error.get('message', '')}", 3)
-    _print_result(result, lang, as_json)
+    _print_result(result, lang, as_json, plot=not no_plot)
     raise typer.Exit(result.exit_code)
 
 

@@ -97,6 +97,15 @@ class RunResult:
             if spec
         )
 
+    def plots_data(self) -> list[dict[str, Any]]:
+        """Each `[[plot]]` with the shape of its series as observed (see pitfalls.charts)."""
+        from pitfalls.charts import plots_data
+
+        try:
+            return plots_data(self.recipe, self.problem, self.fix)
+        except ValueError:  # recipe.toml was edited into something unreadable since loading
+            return []
+
     def to_dict(self) -> dict[str, Any]:
         """The result as strict-JSON-able data (see `strict_json`)."""
         data: dict[str, Any] = {
@@ -106,6 +115,7 @@ class RunResult:
             "device": self.device or self.requested_device,
             "requested_device": self.requested_device,
             "environment": self.environment,
+            "revision": _revision(self.recipe),
             "torch_range": self.recipe.torch,
             "torch_in_range": self.torch_in_range,
             "gates_in_range": self.gates_in_range,
@@ -114,6 +124,7 @@ class RunResult:
             "errors": self.errors,
             "fix": self.fix,
             "expectations": [c.to_dict() for c in self.checks],
+            "plots": self.plots_data(),
             "reproduced": self.reproduced,
             "fixed": self.fixed,
             "duration_s": round(self.duration, 3),
@@ -127,6 +138,17 @@ class RunResult:
         if self.skipped:
             data["skipped"] = self.skipped
         return strict_json(data)
+
+
+def _revision(recipe: Recipe) -> str | None:
+    """The hash of the snippet and expectations that ran (see pitfalls.checked), so that a
+    `verify --json` made elsewhere can be recorded against the right revision."""
+    from pitfalls.checked import revision
+
+    try:
+        return revision(recipe)
+    except (OSError, ValueError):
+        return None
 
 
 def strict_json(value: Any) -> Any:

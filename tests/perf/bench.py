@@ -6,7 +6,9 @@ because these machines are shared and noisy and an absolute time means little:
 - verify over the seed recipes, and run focal-loss, against `python -c "import torch"`;
 - `pitfalls show detach` on a terminal against the Typer + Rich floor script;
 - `pitfalls list` with 1,000 extra recipes on PITFALLS_PATH against the built-ins alone;
-- the TUI's first paint against `python -c "import textual.app"`.
+- the TUI's first paint against `python -c "import textual.app"`;
+- `pitfalls check` over a fixed set of folders of the installed torch's own source against a
+  one-liner that only parses and walks the same files with `ast`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,28 @@ GOALS = {
     "run focal-loss / import torch": 1.3,
     "show detach / typer+rich floor": 1.2,
     "list 1000 extra / list built-ins": 2.0,
+    "check torch nn/modules+optim / ast walk": 2.5,
 }
+# `pitfalls check`'s benchmark tree: real PyTorch code, fixed so that runs compare (~35k lines).
+CHECK_FOLDERS = ("nn/modules", "optim")
+AST_WALK = (
+    "import ast, sys, pathlib\n"
+    "for d in sys.argv[1:]:\n"
+    "    for p in sorted(pathlib.Path(d).rglob('*.py')):\n"
+    "        for _ in ast.walk(ast.parse(p.read_bytes())):\n"
+    "            pass\n"
+)
+
+
+def torch_source_folders() -> list[str]:
+    """The benchmark folders inside the installed torch, found without importing it."""
+    from importlib.util import find_spec
+
+    spec = find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    root = Path(next(iter(spec.submodule_search_locations)))
+    return [str(root / folder) for folder in CHECK_FOLDERS if (root / folder).is_dir()]
 
 
 def timed(command: list[str], env: dict[str, str] | None = None, tty: bool = False) -> float:
@@ -74,6 +97,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-tui", action="store_true")
+    parser.add_argument("--only", help="Measure only the pairs whose name contains this.")
     args = parser.parse_args()
     python = sys.executable
     pitfalls = [python, "-m", "pitfalls"]
@@ -97,6 +121,14 @@ def main() -> None:
                 ([*pitfalls, "list"], {}, False),
             ),
         }
+        folders = torch_source_folders()
+        if folders:
+            # The torch install usually sits in a .gitignore'd virtual environment.
+            check = [*pitfalls, "check", *folders, "--no-respect-gitignore", "--exit-zero", "-q"]
+            pairs["check torch nn/modules+optim / ast walk"] = (
+                (check, {}, False),
+                ([python, "-c", AST_WALK, *folders], {}, False),
+            )
         if FLOOR.is_file():
             pairs["show detach / typer+rich floor"] = (
                 ([*pitfalls, "show", "detach"], {"COLUMNS": "100"}, True),
@@ -110,6 +142,9 @@ def main() -> None:
         else:
             print(f"(no floor script at {FLOOR}: show is not measured)")
         tui = "tui first paint / import textual.app"
+        if args.only:
+            pairs = {name: pair for name, pair in pairs.items() if args.only in name}
+            args.skip_tui = args.skip_tui or args.only not in tui
         for _ in range(args.repeat):
             for name, (measured, baseline) in pairs.items():
                 samples.setdefault(name + " [cmd]", []).append(timed(*measured))

@@ -35,6 +35,11 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     table.add_row(t("show.tags", lang), ", ".join(recipe.tags) or "—")
     table.add_row(t("show.devices", lang), ", ".join(recipe.devices))
     table.add_row(t("show.torch", lang), recipe.torch or "—")
+    from pitfalls.checked import summary, summary_line
+
+    checked = summary_line(summary(recipe), lang)
+    if checked:
+        table.add_row(t("checked.label", lang), checked)
     table.add_row(t("tui.source", lang), recipe.source)
     references = Text()
     for index, url in enumerate(recipe.references):
@@ -44,6 +49,11 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     table.add_row(t("show.references", lang), references if recipe.references else "—")
     if recipe.related:
         table.add_row(t("show.related", lang), ", ".join(recipe.related))
+    from pitfalls.check.rules import RULES_LABEL, rules_line
+
+    if rules_line(recipe.id):
+        label = RULES_LABEL.get(lang, RULES_LABEL["en"]).replace("`", "")
+        table.add_row(label, rules_line(recipe.id))
     return table
 
 

@@ -1,0 +1,549 @@
+"""Charts from series observations: their shape, their layout, and drawing them in a terminal.
+
+A recipe's `[[plot]]` names an observation that holds `{"x": [...], "y": {"name": [...]}}`.
+This module checks that shape (a broken one is a failed claim, see `pitfalls.verdict`), lays a
+run's series out as charts (problem and fix in one chart when they share axes), describes them
+for `run --json`, and draws them with plotext for `run` and, through textual-plotext, the TUI.
+
+plotext is imported only by `draw_canvas` and `canvas_text`, so reading recipes never pays for
+it. plotext 5 raises on NaN and infinities and its log-axis tick labels are unusable for tiny
+values, so the layout drops what cannot be drawn (marking it at the edge of the chart instead),
+takes logarithms itself and labels every tick. Titles, axis labels and the legend are written
+outside the canvas, by Rich or Textual, because plotext counts a Chinese character as one
+column and would misalign the frame.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pitfalls.i18n import t
+from pitfalls.model import SIDES, Plot
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+    from rich.text import Text
+
+    from pitfalls.model import Recipe
+
+SERIES_SHAPE = '{"x": [...], "y": {"name": [...]}}'
+# 256-colour codes: the problem side in warm colours, the fix in cool ones, as in the table.
+PALETTES = {"problem": (9, 13, 11, 208, 1, 5), "fix": (10, 14, 12, 120, 2, 6)}
+# A line series' plotext marker and the glyph that stands for it in the legend. Textures
+# differ as well as colours, so series stay apart for readers who do not see colour.
+LINE_MARKERS = (("braille", "⠿"), ("hd", "▞"), ("dot", "•"))
+SCATTER_MARKERS = ("•", "+", "x", "o", "*", "◆")
+TOP_MARK, BOTTOM_MARK = "▲", "▼"  # where a point that cannot be drawn lies
+MIN_WIDTH, MIN_HEIGHT = 30, 8
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def series_problem(value: Any, kind: str = "line") -> str | None:
+    """Why `value` is not a series observation for a `kind` chart, or None when it is."""
+    if not isinstance(value, dict) or "x" not in value or "y" not in value:
+        got = "a table without x and y" if isinstance(value, dict) else type(value).__name__
+        return f"expected series {SERIES_SHAPE}, got {got}"
+    extra = sorted(str(k) for k in value if k not in ("x", "y"))
+    if extra:
+        return f"unexpected key {extra[0]!r} beside x and y"
+    xs = value["x"]
+    if not isinstance(xs, list) or not xs:
+        return "x must be a non-empty list"
+    categories = kind == "bar" and all(isinstance(x, str) for x in xs)
+    if not categories and not all(_is_number(x) for x in xs):
+        return "x must hold numbers" + (" or, for a bar chart, strings" if kind == "bar" else "")
+    ys = value["y"]
+    if not isinstance(ys, dict) or not ys:
+        return "y must map series names to lists of numbers"
+    for name, values in ys.items():
+        if not isinstance(values, list):
+            return f"series {name!r} is not a list"
+        if len(values) != len(xs):
+            return f"series {name!r} has {len(values)} values for {len(xs)} x values"
+        if not all(v is None or _is_number(v) for v in values):
+            return f"series {name!r} holds something other than numbers"
+    return None
+
+
+def series_summary(value: Any, lang: str) -> str:
+    """`2 series × 60 points`, for the observation table (the chart shows the values)."""
+    ys = value.get("y", {})
+    return t("chart.summary", lang, series=len(ys), points=len(value.get("x", [])))
+
+
+def is_series(value: Any) -> bool:
+    """Whether an observation has the series shape (for any kind of chart)."""
+    return isinstance(value, dict) and series_problem(value, "bar") is None
+
+
+@dataclass
+class Series:
+    """One named series of one side, split into what can be drawn and what cannot."""
+
+    side: str
+    name: str
+    label: str  # as the legend shows it, in the chart's language
+    color: int
+    marker: str
+    glyph: str
+    xs: list[float] = field(default_factory=list)  # drawable points, on log axes as log10
+    ys: list[float] = field(default_factory=list)
+    segments: list[tuple[int, int]] = field(default_factory=list)  # runs without a gap
+    top: list[float] = field(default_factory=list)  # x of points off the top (NaN, +inf)
+    bottom: list[float] = field(default_factory=list)  # -inf, or <= 0 on a log axis
+    missing: int = 0  # points with no x position at all, or no value (None)
+    total: int = 0
+
+    @property
+    def undrawn(self) -> int:
+        """How many points are not drawn as values."""
+        return len(self.top) + len(self.bottom) + self.missing
+
+
+@dataclass
+class Chart:
+    """One chart as drawn: a plot's series from one side, or from both when they share axes."""
+
+    plot: Plot
+    sides: tuple[str, ...]
+    lang: str
+    series: list[Series]
+    categories: list[str] | None = None  # bar charts: the x values as labels
+
+    @property
+    def title(self) -> str:
+        """The plot's title, naming the side when the chart shows one side of two."""
+        title = self.plot.text("title", self.lang) or self.plot.key
+        if len(self.sides) == 1 and len(self.plot.sides) > 1:
+            return f"{title} · {t(f'run.{self.sides[0]}', self.lang)}"
+        return title
+
+    @property
+    def xlabel(self) -> str:
+        """The x axis label, with `(log)` on a log axis."""
+        return _axis_label(self.plot.text("xlabel", self.lang), self.plot.xlog, self.lang)
+
+    @property
+    def ylabel(self) -> str:
+        """The y axis label, with `(log)` on a log axis."""
+        return _axis_label(self.plot.text("ylabel", self.lang), self.plot.ylog, self.lang)
+
+    def notes(self) -> list[str]:
+        """What was not drawn, series by series, in the chart's language."""
+        found = []
+        for series in self.series:
+            if series.top or series.bottom:
+                found.append(
+                    t(
+                        "chart.not_finite",
+                        self.lang,
+                        label=series.label,
+                        n=len(series.top) + len(series.bottom),
+                        total=series.total,
+                        marks=" ".join(
+                            mark
+                            for mark, points in ((TOP_MARK, series.top), (BOTTOM_MARK, series.bottom))
+                            if points
+                        ),
+                    )
+                )
+            if series.missing:
+                found.append(
+                    t(
+                        "chart.missing",
+                        self.lang,
+                        label=series.label,
+                        n=series.missing,
+                        total=series.total,
+                    )
+                )
+        if not any(s.xs for s in self.series):
+            found.append(t("chart.empty", self.lang))
+        return found
+
+
+def _axis_label(text: str, log: bool, lang: str) -> str:
+    return t("chart.log_axis", lang, label=text) if log and text else text
+
+
+def observations_of(problem: Any, fix: Any) -> dict[str, Any]:
+    """The per-side observations in the form `plot_checks` and `build_charts` read."""
+    return {"problem": problem, "fix": fix}
+
+
+def side_value(plot: Plot, observations: dict[str, Any], side: str) -> tuple[Any, str | None]:
+    """(the observation, why it is not a valid series or None) for one side of a plot."""
+    data = observations.get(side)
+    if not isinstance(data, dict):
+        return None, f"the {side} side returned no observations"
+    if plot.key not in data:
+        return None, f"no observation named {plot.key!r}"
+    value = data[plot.key]
+    return value, series_problem(value, plot.kind)
+
+
+def _shared(plot: Plot, values: dict[str, Any]) -> bool:
+    """Whether the sides' series can share one pair of axes."""
+    if len(values) < 2:
+        return True
+    xs = [value["x"] for value in values.values()]
+    categorical = [all(isinstance(x, str) for x in x_values) for x_values in xs]
+    if plot.kind == "bar":
+        # Grouped bars need the same categories on every side.
+        return all(x_values == xs[0] for x_values in xs)
+    return not any(categorical)
+
+
+def build_charts(plots: tuple[Plot, ...], observations: dict[str, Any], lang: str) -> list[Chart]:
+    """The charts a run's observations call for: one per plot, or one per side of a plot
+    whose sides do not share axes. Sides whose series are broken are left out (their shape
+    check has already failed the claim)."""
+    charts = []
+    for plot in plots:
+        values = {}
+        for side in plot.sides:
+            value, problem = side_value(plot, observations, side)
+            if problem is None:
+                values[side] = value
+        if not values:
+            continue
+        groups = [tuple(values)] if _shared(plot, values) else [(side,) for side in values]
+        for group in groups:
+            charts.append(_layout(plot, {side: values[side] for side in group}, lang))
+    return charts
+
+
+def charts_for(result: Any, lang: str) -> list[Chart]:
+    """The charts of a RunResult (none for a run that failed before observing anything)."""
+    if result.error and result.problem is None:
+        return []
+    try:
+        plots = result.recipe.plots
+    except ValueError:  # a recipe.toml edited into something broken since it was loaded
+        return []
+    return build_charts(plots, observations_of(result.problem, result.fix), lang)
+
+
+def _layout(plot: Plot, values: dict[str, Any], lang: str) -> Chart:
+    sides = tuple(side for side in SIDES if side in values)
+    chart = Chart(plot, sides, lang, [])
+    first = values[sides[0]]["x"]
+    if plot.kind == "bar":
+        chart.categories = [x if isinstance(x, str) else format_number(x) for x in first]
+    count = 0  # markers run on across sides, so the first fix series differs from the problem's
+    for side in sides:
+        palette = PALETTES[side]
+        for index, (name, ys) in enumerate(values[side]["y"].items()):
+            count += 1
+            label = plot.series_label(name, lang)
+            if len(sides) > 1:
+                label = f"{t(f'run.{side}', lang)} · {label}"
+            if plot.kind == "scatter":
+                marker = glyph = SCATTER_MARKERS[(count - 1) % len(SCATTER_MARKERS)]
+            elif plot.kind == "bar":
+                marker, glyph = "sd", "█"
+            else:
+                marker, glyph = LINE_MARKERS[(count - 1) % len(LINE_MARKERS)]
+            series = Series(side, name, label, palette[index % len(palette)], marker, glyph)
+            _place(series, values[side]["x"], ys, plot, categorical=plot.kind == "bar")
+            chart.series.append(series)
+    return chart
+
+
+def _place(series: Series, xs: list[Any], ys: list[Any], plot: Plot, categorical: bool) -> None:
+    """Sort each point into drawn, marked at an edge, or missing; on log axes take log10."""
+    series.total = len(ys)
+    start = None
+    for index, (x, y) in enumerate(zip(xs, ys)):
+        position: float | None = float(index + 1) if categorical else _coordinate(x, plot.xlog)
+        if position is None or y is None:
+            series.missing += 1
+            value = None
+        elif isinstance(y, float) and math.isnan(y):
+            series.top.append(position)
+            value = None
+        elif y == math.inf:
+            series.top.append(position)
+            value = None
+        elif y == -math.inf or (plot.ylog and y <= 0):
+            series.bottom.append(position)
+            value = None
+        else:
+            value = math.log10(y) if plot.ylog else float(y)
+        if value is None or (not categorical and not math.isfinite(value)):
+            if start is not None:
+                series.segments.append((start, len(series.xs)))
+                start = None
+            continue
+        if start is None:
+            start = len(series.xs)
+        series.xs.append(position)
+        series.ys.append(value)
+    if start is not None:
+        series.segments.append((start, len(series.xs)))
+
+
+def _coordinate(x: Any, log: bool) -> float | None:
+    if not _is_number(x):
+        return None
+    x = float(x)
+    if not math.isfinite(x) or (log and x <= 0):
+        return None
+    return math.log10(x) if log else x
+
+
+def format_number(value: float) -> str:
+    """A short label for a tick or a category: `0.05`, `120`, `1e-45`, `2.5e6`."""
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if 1 <= magnitude < 1e5:
+        return f"{value:.6g}"
+    if 1e-3 <= magnitude < 1:
+        return f"{value:.4g}"
+    mantissa, _, exponent = f"{value:.3g}".partition("e")
+    return f"{mantissa}e{int(exponent)}"
+
+
+def linear_ticks(low: float, high: float, count: int) -> list[float]:
+    """About `count` round numbers (1, 2 or 5 times a power of ten apart) in [low, high]."""
+    if high <= low:
+        return [low]
+    raw = (high - low) / max(1, count)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(low / step - 1e-9)
+    ticks = []
+    k = first
+    while k * step <= high + step * 1e-9:
+        ticks.append(round(k * step, 12))
+        k += 1
+    return ticks or [low]
+
+
+def log_ticks(low: float, high: float, count: int) -> list[tuple[float, float]]:
+    """(log10 position, value) ticks for a log axis spanning 10**low to 10**high."""
+    decades = list(range(math.ceil(low - 1e-9), math.floor(high + 1e-9) + 1))
+    if len(decades) >= 2:
+        stride = max(1, math.ceil(len(decades) / max(1, count)))
+        # Keep the top decade when thinning, so the highest label is a round power.
+        chosen = decades[::-1][::stride][::-1]
+        return [(float(k), 10.0**k) for k in chosen]
+    ticks = []
+    for k in range(math.floor(low) - 1, math.ceil(high) + 1):
+        for mantissa in (1, 2, 5):
+            position = math.log10(mantissa) + k
+            if low - 1e-9 <= position <= high + 1e-9:
+                ticks.append((position, mantissa * 10.0**k))
+    if len(ticks) >= 2:
+        stride = max(1, math.ceil(len(ticks) / max(1, count)))
+        return ticks[::stride]
+    return [(p, 10.0**p) for p in linear_ticks(low, high, count)]
+
+
+def _limits(values: list[float]) -> tuple[float, float]:
+    low, high = min(values), max(values)
+    if high == low:
+        pad = abs(low) * 0.1 or 1.0
+        return low - pad, high + pad
+    return low, high
+
+
+def draw_canvas(figure: Any, chart: Chart, width: int, height: int) -> None:
+    """Draw the chart's series on a plotext figure (the plotext module itself, or the `plt`
+    of a textual-plotext widget), `width` columns by `height` rows, axes and ticks included."""
+    figure.clear_data()
+    # plotext caps a figure at the size it believes the terminal has (80 x 24 when piped);
+    # the caller has measured the space, so the cap goes.
+    limit = getattr(figure, "limit_size", None) or figure._limit_size
+    limit(False, False)
+    figure.plotsize(max(MIN_WIDTH, width), max(MIN_HEIGHT, height))
+    plot = chart.plot
+    drawn_y = [y for s in chart.series for y in s.ys]
+    columns, rows = max(MIN_WIDTH, width), max(MIN_HEIGHT, height)
+    if plot.kind == "bar":
+        _draw_bars(figure, chart, drawn_y, rows)
+        return
+    drawn_x = [x for s in chart.series for x in (*s.xs, *s.top, *s.bottom)]
+    if not drawn_x:
+        return
+    x_low, x_high = _limits(drawn_x)
+    y_low, y_high = _limits(drawn_y) if drawn_y else (0.0, 1.0)
+    if y_low > 0 and not plot.ylog and y_low < (y_high - y_low):
+        y_low = 0.0  # a count or a loss reads best from zero, unless that squashes the curve
+    for series in chart.series:
+        for start, end in series.segments:
+            xs, ys = series.xs[start:end], series.ys[start:end]
+            if plot.kind == "scatter" or len(xs) == 1:
+                marker = series.marker if plot.kind == "scatter" else "dot"
+                figure.scatter(xs, ys, marker=marker, color=series.color)
+            else:
+                figure.plot(xs, ys, marker=series.marker, color=series.color)
+        if series.top:
+            figure.scatter(series.top, [y_high] * len(series.top), marker=TOP_MARK, color=series.color)
+        if series.bottom:
+            marks = [y_low] * len(series.bottom)
+            figure.scatter(series.bottom, marks, marker=BOTTOM_MARK, color=series.color)
+    figure.xlim(x_low, x_high)
+    figure.ylim(y_low, y_high)
+    _ticks(figure.xticks, x_low, x_high, plot.xlog, max(2, columns // 14))
+    _ticks(figure.yticks, y_low, y_high, plot.ylog, max(2, rows // 3))
+
+
+def _ticks(setter: Any, low: float, high: float, log: bool, count: int) -> None:
+    if log:
+        pairs = log_ticks(low, high, count)
+    else:
+        pairs = [(v, v) for v in linear_ticks(low, high, count)]
+    setter([p for p, _ in pairs], [format_number(v) for _, v in pairs])
+
+
+def _draw_bars(figure: Any, chart: Chart, drawn_y: list[float], rows: int) -> None:
+    categories = chart.categories or []
+    if not categories:
+        return
+    columns = []
+    for series in chart.series:
+        by_position = dict(zip(series.xs, series.ys))
+        columns.append([by_position.get(float(i + 1), 0.0) for i in range(len(categories))])
+    colors = [s.color for s in chart.series]
+    if len(columns) == 1:
+        figure.bar(categories, columns[0], color=colors[0], width=0.6)
+    else:
+        figure.multiple_bar(categories, columns, color=colors, width=0.8)
+    if drawn_y:
+        low, high = min(0.0, min(drawn_y)), max(0.0, max(drawn_y))
+        if high > low:
+            _ticks(figure.yticks, low, high, False, max(2, rows // 3))
+
+
+def canvas_text(chart: Chart, width: int, height: int) -> str:
+    """The chart's canvas as ANSI text, for a terminal."""
+    # Deferred: plotext costs about 50 ms to import, paid only when a chart is drawn.
+    import plotext
+
+    plotext.clear_figure()
+    plotext.theme("clear")  # the terminal's own background and foreground
+    draw_canvas(plotext, chart, width, height)
+    return plotext.build()
+
+
+def legend_items(chart: Chart) -> list[Text]:
+    """One Text per legend entry: each series' glyph in its colour, then its label; then
+    what the edge marks mean, when the chart has any."""
+    from rich.text import Text
+
+    items = []
+    for series in chart.series:
+        item = Text(series.glyph * 2, style=f"color({series.color})")
+        item.append(f" {series.label}", style="")
+        items.append(item)
+    for mark, key, present in (
+        (TOP_MARK, "chart.top", any(s.top for s in chart.series)),
+        (BOTTOM_MARK, "chart.bottom", any(s.bottom for s in chart.series)),
+    ):
+        if present:
+            item = Text(mark, style="bold")
+            item.append(f" {t(key, chart.lang)}")
+            items.append(item)
+    return items
+
+
+def legend_text(chart: Chart, width: int) -> Text:
+    """The legend in lines of at most `width` cells, never breaking inside an entry."""
+    from rich.text import Text
+
+    legend = Text()
+    used = 0
+    for item in legend_items(chart):
+        size = item.cell_len
+        if used and used + 3 + size > width:
+            legend.append("\n")
+            used = 0
+        elif used:
+            legend.append("   ")
+            used += 3
+        legend.append_text(item)
+        used += size
+    return legend
+
+
+def header_text(chart: Chart) -> Text:
+    """The title, and the y axis label under it."""
+    from rich.text import Text
+
+    text = Text(chart.title, style="bold")
+    if chart.ylabel:
+        text.append(f"\n↑ {chart.ylabel}", style="dim")
+    return text
+
+
+def footer_text(chart: Chart, width: int) -> Text:
+    """The x axis label (flush right, under the axis' end), the legend, and what was not
+    drawn, for a chart `width` cells wide."""
+    from rich.text import Text
+
+    text = Text()
+    if chart.xlabel:
+        label = f"{chart.xlabel} →"
+        pad = max(0, width - Text(label).cell_len)
+        text.append(" " * pad + label + "\n", style="dim")
+    text.append_text(legend_text(chart, width))
+    for note in chart.notes():
+        text.append(f"\n{note}", style="yellow")
+    return text
+
+
+def chart_height(rows: int) -> int:
+    """Canvas rows for a terminal of `rows` lines: a third of it, between 8 and 18."""
+    return max(MIN_HEIGHT, min(18, rows // 3))
+
+
+def chart_renderable(chart: Chart, width: int, height: int) -> RenderableType:
+    """The whole chart for a Rich console: header, canvas, x label, legend and notes."""
+    from rich.console import Group
+    from rich.text import Text
+
+    canvas = Text.from_ansi(canvas_text(chart, width, height), no_wrap=True, end="")
+    return Group(Text(""), header_text(chart), canvas, footer_text(chart, width))
+
+
+def plots_data(recipe: Recipe, problem: Any, fix: Any) -> list[dict[str, Any]]:
+    """`run --json`'s description of each plot: the table, whether each side's series have
+    the shape, how many points each series has and how many are not finite, and whether the
+    sides share one chart. The values themselves are the observations, under `problem`/`fix`."""
+    observations = observations_of(problem, fix)
+    described = []
+    for plot in recipe.plots:
+        entry = plot.to_dict()
+        sides: dict[str, Any] = {}
+        valid = {}
+        for side in plot.sides:
+            value, reason = side_value(plot, observations, side)
+            if reason is not None:
+                sides[side] = {"valid": False, "reason": reason}
+                continue
+            valid[side] = value
+            sides[side] = {
+                "valid": True,
+                "series": [
+                    {
+                        "name": name,
+                        "points": len(ys),
+                        "not_finite": sum(
+                            1 for y in ys if _is_number(y) and not math.isfinite(float(y))
+                        ),
+                        "missing": sum(1 for y in ys if y is None),
+                    }
+                    for name, ys in value["y"].items()
+                ],
+            }
+        entry["sides_observed"] = sides
+        entry["shared_axes"] = len(valid) > 1 and _shared(plot, valid)
+        described.append(entry)
+    return described

@@ -1,0 +1,296 @@
+"""`pitfalls check`: find the catalogue's pitfalls in your own code, each finding linked to the
+recipe that shows it happen. Reads code with `ast`; never imports torch."""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from pitfalls.cli.common import LANG_OPTION, echo, fail, language, plain_output, warn
+
+CHECK_EXIT_CODES = """
+Exit codes: 0 no findings (or --exit-zero); 1 findings (with --diff: fixes to apply);
+2 usage error, bad configuration, or a path that does not exist or cannot be read.
+"""
+
+PATHS_ARGUMENT = typer.Argument(
+    None,
+    metavar="[PATHS]...",
+    help="Files or folders to check [default: .]; `-` reads one file from stdin.",
+    show_default=False,
+)
+SELECT_HELP = "Comma-separated codes or prefixes (PFL1, PFL101) or ALL."
+
+
+def _codes(values: list[str] | None) -> list[str] | None:
+    if values is None:
+        return None
+    return [code.strip() for value in values for code in value.split(",") if code.strip()]
+
+
+def check(
+    paths: Optional[list[str]] = PATHS_ARGUMENT,
+    output_format: str = typer.Option(
+        "text", "--output-format", help="text, json, sarif (2.1.0) or github (annotations)."
+    ),
+    select: Optional[list[str]] = typer.Option(
+        None, "--select", help="Rules to run instead of the defaults. " + SELECT_HELP
+    ),
+    extend_select: Optional[list[str]] = typer.Option(
+        None, "--extend-select", help="Rules to run as well. " + SELECT_HELP
+    ),
+    ignore: Optional[list[str]] = typer.Option(
+        None, "--ignore", help="Rules not to run. " + SELECT_HELP
+    ),
+    fix: bool = typer.Option(False, "--fix", help="Apply the always-safe fixes (marked [*])."),
+    diff: bool = typer.Option(False, "--diff", help="Print the fixes as a diff; write nothing."),
+    statistics: bool = typer.Option(False, "--statistics", help="Count findings per rule."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings, nothing else."),
+    stdin_filename: Optional[str] = typer.Option(
+        None, "--stdin-filename", help="The file name to report for `-` (stdin)."
+    ),
+    explain: Optional[str] = typer.Option(
+        None, "--explain", metavar="CODE", help="Explain a rule and open its recipe."
+    ),
+    config: Optional[str] = typer.Option(
+        None, "--config", metavar="FILE", help="Use this pyproject.toml's [tool.pitfalls.check]."
+    ),
+    force_exclude: bool = typer.Option(
+        False, "--force-exclude", help="Apply `exclude` to files named on the command line too."
+    ),
+    respect_gitignore: bool = typer.Option(
+        True, "--respect-gitignore/--no-respect-gitignore", help="Skip .gitignore'd files."
+    ),
+    lang: Optional[str] = LANG_OPTION,
+) -> None:
+    """Find PyTorch and NumPy pitfalls in your code: `path:line:col: CODE message [recipe]`.
+
+    Checks .py files and Jupyter notebooks under PATHS, skipping .git, virtual environments,
+    build folders and .gitignore'd paths. Settings come from [tool.pitfalls.check] in the
+    nearest pyproject.toml (select, extend-select, ignore, exclude, extend-exclude,
+    per-file-ignores); `# noqa: PFL101` (or a bare `# noqa`) silences a line.
+    `pitfalls check --explain PFL101` (or `pitfalls show PFL101`) opens the recipe behind
+    a rule. Files that mention neither torch nor numpy are skipped unparsed.
+    """
+    lang = language(lang)
+    if output_format not in ("text", "json", "sarif", "github"):
+        fail(f"unknown --output-format {output_format!r}: use text, json, sarif or github", 2)
+    if explain is not None:
+        explain_rule(explain, lang, as_json=output_format == "json")
+        return
+    from pitfalls.check.config import ConfigError, find_config
+    from pitfalls.check.driver import Settings
+    from pitfalls.check.files import DEFAULT_EXCLUDE, Globs
+    from pitfalls.check.rules import known_selector, resolve_selection
+
+    words = paths or ["."]
+    from_stdin = words == ["-"]
+    if "-" in words and not from_stdin:
+        fail("`-` (stdin) cannot be combined with other paths", 2)
+    start = Path(stdin_filename).parent if from_stdin and stdin_filename else _common(words)
+    try:
+        cfg = find_config(start.resolve(), Path(config) if config else None)
+    except ConfigError as err:
+        fail(str(err), 2)
+    cli_select = _codes(select)
+    chosen = cli_select if cli_select is not None else cfg.select
+    extend = cfg.extend_select + (_codes(extend_select) or [])
+    ignored = cfg.ignore + (_codes(ignore) or [])
+    per_file = [(g, tuple(c)) for g, c in cfg.per_file_ignores.items()]
+    for selector in [*(chosen or []), *extend, *ignored, *(c for _, cs in per_file for c in cs)]:
+        if not known_selector(selector):
+            fail(f"unknown rule selector {selector!r}: see `pitfalls check --help`", 2)
+    settings = Settings(
+        enabled=resolve_selection(chosen, extend, ignored),
+        root=cfg.root,
+        per_file_ignores=[(Globs([g], cfg.root), codes) for g, codes in per_file],
+        numpy_below_2=cfg.numpy_below_2,
+        fix=fix or diff,
+    )
+    if from_stdin:
+        results = [_check_stdin(stdin_filename, settings)]
+        files = 1
+    else:
+        from pitfalls.check.driver import check_files
+        from pitfalls.check.files import discover
+
+        exclude = list(DEFAULT_EXCLUDE if cfg.exclude is None else cfg.exclude)
+        exclude += cfg.extend_exclude
+        found, missing = discover(
+            [Path(w) for w in words],
+            cfg.root,
+            exclude,
+            respect_gitignore=respect_gitignore,
+            force_exclude=force_exclude,
+        )
+        for path in missing:
+            warn(f"pitfalls: {path}: no such file or folder")
+        if missing:
+            raise typer.Exit(2)
+        if not found and not quiet:
+            warn(
+                "pitfalls: no Python files or notebooks under the given paths (excluded, "
+                "or .gitignore'd: see --no-respect-gitignore)"
+            )
+        results = check_files([(p, _display(p)) for p in found], settings)
+        files = len(found)
+    _finish(results, files, output_format, statistics, exit_zero, quiet, fix, diff, from_stdin)
+
+
+def _common(words: list[str]) -> Path:
+    """The folder to look for pyproject.toml from: the paths' common folder."""
+    import os
+
+    folders = [
+        str(Path(w).resolve() if Path(w).is_dir() else Path(w).resolve().parent) for w in words
+    ]
+    try:
+        return Path(os.path.commonpath(folders))
+    except ValueError:  # different drives
+        return Path.cwd()
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _check_stdin(stdin_filename: str | None, settings):  # type: ignore[no-untyped-def]
+    from pitfalls.check.driver import check_text
+
+    text = sys.stdin.read()
+    path = Path(stdin_filename) if stdin_filename else None
+    return check_text(text, path, stdin_filename or "-", settings)
+
+
+def _finish(results, files, output_format, statistics, exit_zero, quiet, fix, diff, stdin):  # type: ignore[no-untyped-def]
+    from pitfalls.check.output import (
+        render_github,
+        render_json,
+        render_sarif,
+        render_statistics,
+        render_text,
+        summary,
+    )
+
+    errors = [r.error for r in results if r.error]
+    for error in errors:
+        warn(f"pitfalls: {error}")
+    if diff:
+        changed = [r for r in results if r.fixed is not None]
+        for result in changed:
+            sys.stdout.write(_unified_diff(result))
+        count = sum(r.fixed_count for r in changed)
+        if not quiet:
+            warn(f"Would fix {count} finding{'s' if count != 1 else ''}." if count else "No fixes.")
+        raise typer.Exit(2 if errors else 1 if changed else 0)
+    fixed = 0
+    if fix:
+        for result in results:
+            if result.fixed is None:
+                continue
+            fixed += result.fixed_count
+            if stdin:
+                continue
+            try:
+                Path(_path_of(result.path)).write_text(result.fixed, encoding="utf-8")
+            except OSError as err:
+                warn(f"pitfalls: cannot write {result.path}: {err.strerror or err}")
+                errors.append(result.path)
+        if stdin:
+            result = results[0]
+            sys.stdout.write(result.fixed if result.fixed is not None else result.original or "")
+    findings = [f for r in results for f in r.findings]
+    color = not plain_output()
+    out = sys.stderr if fix and stdin else sys.stdout
+    if statistics:
+        text = render_statistics(findings, color)
+    elif output_format == "json":
+        text = render_json(findings)
+    elif output_format == "sarif":
+        text = render_sarif(findings)
+    elif output_format == "github":
+        text = render_github(findings)
+    else:
+        text = render_text(findings, color)
+    if color and output_format == "text" and out is sys.stdout:
+        from pitfalls.cli.common import console
+
+        console().print(text, end="", highlight=False, soft_wrap=True)
+    else:
+        out.write(text)
+    if not quiet and output_format == "text":
+        warn(summary(findings, fixed, files))
+    if errors:
+        raise typer.Exit(2)
+    raise typer.Exit(1 if findings and not exit_zero else 0)
+
+
+def _path_of(display: str) -> str:
+    return display
+
+
+def _unified_diff(result) -> str:  # type: ignore[no-untyped-def]
+    before = (result.original or "").splitlines(keepends=True)
+    after = (result.fixed or "").splitlines(keepends=True)
+    lines = difflib.unified_diff(before, after, f"a/{result.path}", f"b/{result.path}")
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def explain_rule(word: str, lang: str, as_json: bool = False) -> None:
+    """Print a rule's documentation, then the recipe page behind it."""
+    from pitfalls.check.output import rule_description
+    from pitfalls.check.rules import lookup
+
+    rule = lookup(word)
+    if rule is None:
+        fail(f"unknown rule code {word!r}: `pitfalls check --help` lists the rules", 2)
+    data = rule_description(rule.code)
+    if as_json:
+        echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    default = "on by default" if rule.default else "off by default (select it by code)"
+    fixes = {"always": "`--fix` rewrites it", "sometimes": "`--fix` rewrites some cases"}
+    header = [
+        f"# {rule.code} ({rule.name})",
+        "",
+        f"*{rule.summary}*",
+        "",
+        f"Recipe: `{rule.recipe}` · {fixes.get(rule.fix, 'no automatic fix')} · {default} "
+        f"· since {rule.since}",
+        "",
+        inspect.cleandoc(data["explanation"]),
+        "",
+    ]
+    markdown = "\n".join(header)
+    from pitfalls.cli.common import registry
+    from pitfalls.registry import ResolveError
+
+    try:
+        recipe = registry().resolve(rule.recipe)
+    except ResolveError:
+        recipe = None
+    if recipe is not None:
+        from pitfalls.page import page_markdown
+
+        _, prose = recipe.prose_with_fallback(lang)
+        markdown += "\n---\n\n" + page_markdown(recipe, lang, prose)
+    else:
+        markdown += f"\n(The recipe `{rule.recipe}` is not installed.)\n"
+    if plain_output():
+        sys.stdout.write(markdown)
+        return
+    from rich.markdown import Markdown
+
+    from pitfalls.cli.common import console
+
+    console().print(Markdown(markdown, code_theme="monokai"))

@@ -1,0 +1,194 @@
+"""Search tokens and the per-recipe search index, apart from ranking.
+
+The index of a recipe (its fields as tokens, its questions, word pairs and normalised error
+fragments) depends only on the recipe, so the registry's metadata cache stores it: a search
+over a thousand recipes then tokenises the query, not the catalogue.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pitfalls.model import LANGS, Recipe
+
+INDEX_VERSION = 2
+
+_NOISE = [
+    re.compile(r"0x[0-9a-fA-F]+"),  # addresses
+    re.compile(r"(?:[A-Za-z]:)?(?:[\\/][\w.\-]+){2,}[\\/]?"),  # file paths
+    re.compile(r"\b[\w.\-]+\.py\b"),  # file names in tracebacks
+    re.compile(r"\b\d+(?:\.\d+)*(?:e[-+]?\d+)?\b"),  # numbers, versions, pids
+]
+_WORD = re.compile(r"[a-z][a-z0-9_]*")
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_STOPWORDS = frozenset(
+    "a an and are as at be by for from has have in is it its of on or that the this to was "
+    "were with you your not no can do does did line file call last most recent traceback "
+    "error my me i we our how why what when which who will would should could get got "
+    "but if so then than there their they them one use using used after before all any "
+    "some just only also into out up down very too much many more less about after again "
+    "keep keeps even still".split()
+)
+# Bigrams of Chinese function words that say nothing about a pitfall.
+_CJK_STOP = frozenset(
+    "为什么 什么 怎么 怎样 一个 这个 那个 我的 我们 时候 的时 了一 是不 不是 没有 可以 "
+    "如何 以后 之后 问题 出现 总是 一直 然后 但是 因为 所以 还是 就是".split()
+)
+# Characters too common in questions to say anything alone.
+_CJK_STOP_CHARS = frozenset("的了是在我你他她它们这那有和就都也还把被吗呢吧啊么什怎为个一不")
+# A few spellings users write for the same thing.
+_SYNONYMS = {
+    "grad": "gradient",
+    "grads": "gradient",
+    "gpu": "cuda",
+    "gpus": "cuda",
+    "nans": "nan",
+    "infs": "inf",
+    "dataloaders": "dataloader",
+}
+_EXCEPTION_LINE = re.compile(
+    r"(?:^|[\s:(])((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Warning))(?::|$)"
+)
+_FRAME = re.compile(r'^\s*File "[^"]*", line \d+')
+_NOT_FINAL = ("Warning",)
+
+
+def _stem(word: str) -> str:
+    """A light English plural stemmer: `gradients` -> `gradient`, `batches` -> `batch`."""
+    if len(word) <= 3:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    """Normalised search tokens of `text`, in order (see the module docstring)."""
+    for pattern in _NOISE:
+        text = pattern.sub(" ", text)
+    lowered = text.lower()
+    found = []
+    for word in _WORD.findall(lowered):
+        if word in _STOPWORDS or len(word) < 2:
+            continue
+        word = _SYNONYMS.get(word, word)
+        parts = [p for p in re.split(r"[_\-]+", word) if len(p) > 1 and p not in _STOPWORDS]
+        found.append(_stem(word))
+        # Split identifiers too, so that `scatter_` and `one_hot` also match `scatter`, `hot`.
+        if len(parts) > 1:
+            found.extend(_stem(_SYNONYMS.get(p, p)) for p in parts)
+    for run in _CJK.findall(text):
+        # Single characters too: Chinese users write 累加 where a recipe says 累积, and the
+        # shared character still counts (IDF keeps common characters cheap).
+        found.extend(f"#{char}" for char in run if char not in _CJK_STOP_CHARS)
+        found.extend(
+            bigram
+            for bigram in (run[i : i + 2] for i in range(len(run) - 1))
+            if bigram not in _CJK_STOP
+        )
+    return found
+
+
+def normalise_message(text: str) -> str:
+    """A message as compared with error fragments: lower case, one space, digits as 0."""
+    text = text.lower().replace("\u2018", "'").replace("\u2019", "'").replace("`", "'")
+    text = text.replace("\u201c", '"').replace("\u201d", '"')
+    text = re.sub(r"\d+", "0", text)
+    return " ".join(text.split())
+
+
+# Field weights: how much a token found there says that the recipe is about the query.
+FIELD_WEIGHTS = {
+    "name": 1.0,
+    "errors": 1.0,
+    "questions": 0.9,
+    "title": 0.9,
+    "tags": 0.7,
+    "summary": 0.7,
+    "symptom": 0.6,
+}
+
+
+def build_index(recipe: Recipe) -> dict[str, Any]:
+    """The recipe's search index as plain, marshal-able data."""
+    questions = [tokens(q) for lang in LANGS for q in recipe.questions.get(lang, ())]
+    error_texts = [e.text for e in recipe.errors] + [e.text for e in recipe.legacy_errors]
+    names = [recipe.id, *recipe.aliases]
+    texts = {
+        "name": " ".join(name.replace("-", " ") for name in names),
+        "errors": " ".join(error_texts),
+        "title": " ".join(recipe.title.values()),
+        "tags": " ".join(recipe.tags),
+        "summary": " ".join(recipe.summary.values()),
+    }
+    if not questions:
+        # A recipe without questions (an older pack): its Symptom section stands in.
+        prose = [recipe.prose(lang) or "" for lang in LANGS]
+        texts["symptom"] = " ".join(p.split("\n## ", 2)[1] if "\n## " in p else p for p in prose)
+    sequences = {name: tokens(text) for name, text in texts.items()}
+    fields = {name: sorted(set(seq)) for name, seq in sequences.items()}
+    fields["questions"] = sorted({t for q in questions for t in q})
+    words = [[t for t in seq if not t.startswith("#")] for seq in (*sequences.values(), *questions)]
+    pairs = {f"{a} {b}": 1 for seq in words for a, b in zip(seq, seq[1:])}
+    fragments = [[normalise_message(text), text] for text in error_texts if text.strip()]
+    weights: dict[str, float] = {}
+    for name, values in fields.items():
+        for token in values:
+            weights[token] = max(weights.get(token, 0.0), FIELD_WEIGHTS[name])
+    return {
+        "version": INDEX_VERSION,
+        "fields": fields,
+        "weights": weights,  # each token's best field weight: one lookup while ranking
+        "questions": [sorted(set(q)) for q in questions],
+        "pairs": pairs,
+        "fragments": fragments,
+        "cacheable": bool(questions),  # prose is not part of the cache key
+    }
+
+
+def valid_index(index: Any) -> bool:
+    """Whether cached data has the shape `build_index` writes."""
+    return (
+        isinstance(index, dict)
+        and index.get("version") == INDEX_VERSION
+        and isinstance(index.get("fields"), dict)
+        and isinstance(index.get("questions"), list)
+        and isinstance(index.get("weights"), dict)
+        and isinstance(index.get("pairs"), dict)
+        and isinstance(index.get("fragments"), list)
+    )
+
+
+def attach_indexes(recipes: list[Recipe]) -> None:
+    """Give each recipe its search index: from the search cache when its recipe.toml is
+    unchanged, else built (and cached when it depends on recipe.toml alone)."""
+    import os
+
+    from pitfalls.cache import FolderCache
+
+    caches: dict[str, FolderCache] = {}
+    for recipe in recipes:
+        if recipe.search_index is not None:
+            continue
+        parent = recipe.path.parent
+        cache = caches.get(str(parent))
+        if cache is None:
+            cache = caches[str(parent)] = FolderCache(parent, "search", INDEX_VERSION)
+        try:
+            stat = os.stat(recipe.path / "recipe.toml")
+            key = [stat.st_mtime_ns, stat.st_size, recipe.id]
+        except OSError:
+            key = None
+        index = cache.get_data(recipe.path.name, key) if key else None
+        if not valid_index(index):
+            index = build_index(recipe)
+            if key and index.get("cacheable"):
+                cache.put_data(recipe.path.name, key, index)
+        recipe.search_index = index
+    for cache in caches.values():
+        cache.save()
