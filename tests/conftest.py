@@ -94,3 +94,59 @@ def wait_gone(pid: int, within: float = 3.0) -> bool:
 def assert_no_traceback(text: str) -> None:
     """No Python traceback from pitfalls reached the user."""
     assert "Traceback (most recent call last)" not in text, text
+
+
+def marked_processes(marker: str) -> list[int]:
+    """Live processes carrying PITFALLS_TEST_MARKER=marker in their environment, with the
+    listening sockets they hold (a survivor is a survivor, sockets or not)."""
+    found = []
+    needle = f"PITFALLS_TEST_MARKER={marker}".encode()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as handle:
+                if needle not in handle.read().split(b"\0"):
+                    continue
+        except OSError:
+            continue
+        if pid_alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def shm_files() -> set[str]:
+    """Names in /dev/shm (empty where there is none)."""
+    try:
+        return set(os.listdir("/dev/shm"))
+    except OSError:
+        return set()
+
+
+def listening_socket_owners() -> dict[int, list[int]]:
+    """Inode of each listening TCP socket -> pids holding it (Linux /proc)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as handle:
+                next(handle)
+                for line in handle:
+                    fields = line.split()
+                    if fields[3] == "0A":  # LISTEN
+                        inodes.add(int(fields[9]))
+        except OSError:
+            continue
+    owners: dict[int, list[int]] = {inode: [] for inode in inodes}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            for fd in os.listdir(f"/proc/{entry}/fd"):
+                target = os.readlink(f"/proc/{entry}/fd/{fd}")
+                if target.startswith("socket:["):
+                    inode = int(target[8:-1])
+                    if inode in owners:
+                        owners[inode].append(int(entry))
+        except OSError:
+            continue
+    return owners

@@ -113,7 +113,10 @@ def test_summary_line_in_both_languages() -> None:
     assert summary_line(data, "en") == (
         "Checked on torch 1.13.1–2.6.0 (CPU, 3 versions), 2.13.0 (CUDA, H200)."
     )
-    assert summary_line(data, "zh") == "已在 torch 1.13.1–2.6.0（CPU，3 个版本），2.13.0（CUDA，H200）上检验。"
+    assert (
+        summary_line(data, "zh")
+        == "已在 torch 1.13.1–2.6.0（CPU，3 个版本），2.13.0（CUDA，H200）上检验。"
+    )
 
 
 def test_summary_says_where_the_claim_stops_holding_and_what_is_missing() -> None:
@@ -143,7 +146,11 @@ def test_summary_of_an_earlier_revision_claims_nothing() -> None:
 
 def test_disagreements_respect_the_range_and_gates(tmp_path: Path) -> None:
     recipe = load_recipe(_copy_fixture(tmp_path))  # torch >= 1.13
-    rows = [_row("1.12.1", "claim_failed"), _row("2.0.1", "error"), _row("2.1.2", "claim_failed", rev="x")]
+    rows = [
+        _row("1.12.1", "claim_failed"),
+        _row("2.0.1", "error"),
+        _row("2.1.2", "claim_failed", rev="x"),
+    ]
     assert [r["torch"] for r in disagreements(recipe, rows, "r1")] == ["2.0.1"]
 
 
@@ -195,7 +202,9 @@ def test_the_page_cache_follows_the_record(tmp_path: Path, monkeypatch) -> None:
     assert "2.0.1 (CPU)" in first
     record = record_path(path)
     data = json.loads(record.read_text())
-    data["recipes"]["half-overflow"].append({**data["recipes"]["half-overflow"][0], "torch": "2.6.0"})
+    data["recipes"]["half-overflow"].append(
+        {**data["recipes"]["half-overflow"][0], "torch": "2.6.0"}
+    )
     record.write_text(json.dumps(data))
     os.utime(record, ns=(1, 1))  # a different mtime even on coarse clocks
     second = rendered_page(recipe, "en", page_markdown(recipe, "en", "prose"))
@@ -273,8 +282,8 @@ def _fake_uv(tmp_path: Path, torch: str) -> Path:
         "    bin = pathlib.Path(sys.argv[-1]) / 'bin'\n"
         "    bin.mkdir(parents=True, exist_ok=True)\n"
         "    python = bin / 'python'\n"
-        f"    python.write_text('#!/bin/sh\\necho \\'{{\"torch\": \"{torch}\", "
-        "\"numpy\": \"1.26.4\", \"python\": \"3.10.13\"}\\'\\n')\n"
+        f'    python.write_text(\'#!/bin/sh\\necho \\\'{{"torch": "{torch}", '
+        '"numpy": "1.26.4", "python": "3.10.13"}\\\'\\n\')\n'
         "    python.chmod(0o755)\n",
         encoding="utf-8",
     )
@@ -314,7 +323,9 @@ def test_install_uses_its_own_constraints_not_the_machines(tmp_path: Path, monke
 
 def test_install_that_got_another_torch_is_a_failure(tmp_path: Path) -> None:
     tool = load_tool()
-    env = tool.prepare(tool.VersionSpec("2.15.0"), _args(tool, tmp_path), str(_fake_uv(tmp_path, "2.14.1")))
+    env = tool.prepare(
+        tool.VersionSpec("2.15.0"), _args(tool, tmp_path), str(_fake_uv(tmp_path, "2.14.1"))
+    )
     assert "asked for torch 2.15.0" in env.error and "capped" in env.error
 
 
@@ -326,7 +337,9 @@ def test_low_disk_space_stops_before_installing(tmp_path: Path) -> None:
     assert not (tmp_path / "uv-calls.jsonl").exists()
 
 
-def _verify_json(recipe_id: str, rev: str, status: str = "held", torch: str = "2.13.0+cu130") -> dict:
+def _verify_json(
+    recipe_id: str, rev: str, status: str = "held", torch: str = "2.13.0+cu130"
+) -> dict:
     return {
         "id": recipe_id, "status": status, "device": "cuda:0", "revision": rev,
         "environment": {"torch": torch, "python": "3.12.3", "numpy": "2.3.5",
@@ -364,14 +377,22 @@ def test_import_records_a_gpu_run_as_rows_of_its_own(tmp_path: Path) -> None:
     out = subprocess.run([*cli, "--device-name", "H200"], capture_output=True, text=True)
     rows = json.loads(record.read_text())["recipes"]["half-overflow"]
     assert len(rows) == 1 and rows[0]["status"] == "claim_failed"
-    assert rows[0]["failed"] == [{"side": "fix", "expectation": "is_finite == true", "actual": False}]
+    assert rows[0]["failed"] == [
+        {"side": "fix", "expectation": "is_finite == true", "actual": False}
+    ]
     # The tool writes one row a line, so that a new run reads as a small diff.
     assert record.read_text().count("\n") == 9
 
 
 def test_resume_skips_what_is_recorded_for_the_current_revision() -> None:
     tool = load_tool()
-    record = {"schema": 1, "recipes": {"a": [_row("2.6.0", rev="A")], "b": [_row("2.6.0", rev="old")]}}
-    assert tool.needed("2.6.0", ["a", "b", "c"], {"a": "A", "b": "B", "c": "C"}, record, False) == ["b", "c"]
+    record = {
+        "schema": 1,
+        "recipes": {"a": [_row("2.6.0", rev="A")], "b": [_row("2.6.0", rev="old")]},
+    }
+    assert tool.needed("2.6.0", ["a", "b", "c"], {"a": "A", "b": "B", "c": "C"}, record, False) == [
+        "b",
+        "c",
+    ]
     assert tool.needed("2.7.1", ["a"], {"a": "A"}, record, False) == ["a"]
     assert tool.needed("2.6.0", ["a"], {"a": "A"}, record, True) == ["a"]
