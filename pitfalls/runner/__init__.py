@@ -114,6 +114,25 @@ def run_recipe(
     return _checked(recipe, outcome)
 
 
+# Snippet text that means "this will import torch._dynamo" (about 2 s): the first
+# optimizer.step() does, and so do checkpointing, DDP and torch.compile.
+_DYNAMO_HINTS = ("optim.", "checkpoint(", "DistributedDataParallel", "torch.compile", "GradScaler")
+
+
+def shared_imports(recipes: list[Recipe]) -> list[str]:
+    """Modules worth importing once in the fork server for this set of recipes: those that
+    at least two of their snippets would otherwise each import on their own."""
+    needing = 0
+    for recipe in recipes:
+        try:
+            text = recipe.snippet()
+        except OSError:
+            continue
+        if any(hint in text for hint in _DYNAMO_HINTS):
+            needing += 1
+    return ["torch._dynamo"] if needing >= 2 else []
+
+
 def _checked(recipe: Recipe, outcome: Outcome) -> RunResult:
     result = from_outcome(recipe, outcome)
     error = result.error or {}
@@ -233,6 +252,7 @@ def verify(
             task.requires = recipe.requires
             by_task[index] = recipe
             tasks.append(task)
+        pool.preload(shared_imports(runnable))
         outcomes = {o.task.task_id: o for o in pool.run(tasks, jobs=jobs)}
         results_by_id = {
             by_task[task_id].id: _verified(by_task[task_id], outcome)

@@ -394,6 +394,17 @@ def serve(control_fd: int) -> None:
                     deadline = time.monotonic() + timeout if timeout > 0 else None
                     running[pid] = {"task": message["task"], "deadline": deadline}
                     send({"event": "started", "task": message["task"], "pid": pid})
+                elif message.get("op") == "preload":
+                    # Modules several snippets import (torch._dynamo, pulled in by the first
+                    # optimizer step, checkpointing, DDP and torch.compile): imported once
+                    # here, every child forked afterwards has them for free.
+                    for name in message.get("modules", []):
+                        try:
+                            __import__(name)
+                        except Exception:  # noqa: BLE001 - a snippet will report it itself
+                            pass
+                    for fd in fds:
+                        os.close(fd)
                 elif message.get("op") == "cancel":
                     for pid, info in running.items():
                         if info["task"] == message.get("task"):

@@ -397,6 +397,14 @@ class ProcessPool:
                 "python_missing", f"cannot start {self.python}: {err.strerror}"
             ) from None
 
+    def preload(self, modules: list[str]) -> None:
+        """Have the fork server import `modules` once, before the tasks that need them (fork
+        mode; spawn mode starts each task afresh and gains nothing)."""
+        if self.start_method != "fork" or not modules:
+            return
+        self.start()
+        self._send({"op": "preload", "modules": list(modules)})
+
     def _send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
         assert self._control is not None
         data = json.dumps(message).encode("utf-8")
