@@ -22,19 +22,20 @@ bad option); 3 the requested device or torch is not available; 4 the snippet fai
 raised, crashed, was killed or timed out); 130 interrupted.
 """
 
-app = typer.Typer(
-    name="pitfalls",
-    help=(
+APP_SETTINGS = {
+    "name": "pitfalls",
+    "help": (
         "Learn PyTorch pitfalls by watching them happen: read why `.data` corrupts gradients, "
         "then run the snippet that shows it and the fix, on your own device and torch.\n\n"
         "Start with `pitfalls list`, `pitfalls show detach` or `pitfalls run focal-loss`.\n\n"
         + EXIT_CODES_HELP
     ),
-    no_args_is_help=False,
-    add_completion=True,
-    rich_markup_mode=None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+    "no_args_is_help": False,
+    "add_completion": True,
+    "rich_markup_mode": None,
+    "context_settings": {"help_option_names": ["-h", "--help"]},
+}
+app = typer.Typer(**APP_SETTINGS)
 
 
 def _version(value: bool) -> None:
@@ -77,33 +78,64 @@ RUN = "Run"
 AUTHOR = "Author"
 CHECK = "Check your code"
 
-app.command("list", rich_help_panel=READ)(browse.list_recipes)
-app.command("show", rich_help_panel=READ)(browse.show)
-app.command("search", rich_help_panel=READ)(browse.search)
-app.command("run", rich_help_panel=RUN, epilog=EXIT_CODES_HELP)(execute.run)
-app.command("verify", rich_help_panel=RUN, epilog=EXIT_CODES_HELP)(execute.verify)
-app.command("doctor", rich_help_panel=RUN)(doctor.doctor)
 
-
-def _register_optional_commands() -> None:
-    """Commands whose modules may grow: kept apart so each stays small."""
+def _commands() -> list[tuple[str, object, dict]]:
+    """Every command: (name, function, keyword arguments of `Typer.command`)."""
     from pitfalls.cli import authoring, trace_cmd, tui_entry
-
-    app.command("lint", rich_help_panel=AUTHOR)(authoring.lint)
-    app.command("new", rich_help_panel=AUTHOR)(authoring.new)
-    app.command("tui", rich_help_panel=READ)(tui_entry.tui)
     from pitfalls.cli.check import CHECK_EXIT_CODES, check
 
-    app.command("check", rich_help_panel=CHECK, epilog=CHECK_EXIT_CODES)(check)
-    app.command(
-        "trace",
-        rich_help_panel=RUN,
-        epilog=trace_cmd.TRACE_HELP_EPILOG,
-        context_settings={"allow_interspersed_args": False},
-    )(trace_cmd.trace)
+    return [
+        ("list", browse.list_recipes, {"rich_help_panel": READ}),
+        ("show", browse.show, {"rich_help_panel": READ}),
+        ("search", browse.search, {"rich_help_panel": READ}),
+        ("run", execute.run, {"rich_help_panel": RUN, "epilog": EXIT_CODES_HELP}),
+        ("verify", execute.verify, {"rich_help_panel": RUN, "epilog": EXIT_CODES_HELP}),
+        ("doctor", doctor.doctor, {"rich_help_panel": RUN}),
+        (
+            "trace",
+            trace_cmd.trace,
+            {
+                "rich_help_panel": RUN,
+                "epilog": trace_cmd.TRACE_HELP_EPILOG,
+                "context_settings": {"allow_interspersed_args": False},
+            },
+        ),
+        ("check", check, {"rich_help_panel": CHECK, "epilog": CHECK_EXIT_CODES}),
+        ("lint", authoring.lint, {"rich_help_panel": AUTHOR}),
+        ("new", authoring.new, {"rich_help_panel": AUTHOR}),
+        ("tui", tui_entry.tui, {"rich_help_panel": READ}),
+    ]
 
 
-_register_optional_commands()
+COMMANDS = _commands()
+for _name, _function, _options in COMMANDS:
+    app.command(_name, **_options)(_function)
+
+
+def _app_for(argv: list[str]) -> typer.Typer:
+    """The app to run: with only the command being invoked, when there is one.
+
+    Typer builds every registered command's parameters (each through pydantic) before it
+    dispatches; a one-command app pays for that command alone. `pitfalls --help`, a bare
+    `pitfalls` and unknown words get the whole app, so help and errors list everything.
+    """
+    words = iter(argv)
+    for word in words:
+        if word in ("--lang", "-l"):
+            next(words, None)
+            continue
+        if word.startswith("-"):
+            if word in ("--help", "-h"):
+                return app
+            continue
+        for name, function, options in COMMANDS:
+            if name == word:
+                single = typer.Typer(**APP_SETTINGS)
+                single.callback(invoke_without_command=True)(_root)
+                single.command(name, **options)(function)
+                return single
+        return app
+    return app
 
 
 def _ascii_safe_streams() -> None:
@@ -125,7 +157,7 @@ def main() -> None:
     _ascii_safe_streams()
     try:
         prestart_runner(sys.argv[1:])
-        app(prog_name="pitfalls")
+        _app_for(sys.argv[1:])(prog_name="pitfalls")
     except KeyboardInterrupt:
         interrupted()
     except BrokenPipeError:
