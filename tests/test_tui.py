@@ -445,3 +445,47 @@ async def test_a_hang_times_out_with_a_resize_mid_run(tmp_path, monkeypatch) -> 
         assert not pid_alive(pid)
         await pilot.press("l")  # the app carries on
         assert app.lang == "zh"
+
+
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/me/train.py", line 42, in <module>\n'
+    "    loss.backward()\n"
+    "RuntimeError: one of the variables needed for gradient computation has been modified by "
+    "an inplace operation: [torch.FloatTensor [4]], which is output 0 of SigmoidBackward0, is "
+    "at version 1; expected version 0 instead.\n"
+)
+
+
+async def test_a_pasted_traceback_ranks_with_the_search() -> None:
+    from textual import events
+
+    from pitfalls.registry import builtin_dir
+
+    app = make_app(registry=Registry.load([Source(builtin_dir(), "built-in")]))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        filter_box = app.screen.query_one(FilterInput)
+        filter_box.post_message(events.Paste(TRACEBACK))
+        await pilot.pause()
+        await pilot.pause()
+        # Input alone would keep "Traceback (most recent call last):"; the box shows the error.
+        assert filter_box.value.startswith("RuntimeError: one of the variables")
+        assert shown_ids(app)[0] == "inplace-autograd"
+        # Typing over the paste goes back to plain filtering.
+        filter_box.value = "focal"
+        await pilot.pause()
+        assert filter_box.pasted == ""
+        assert "focal-loss" in shown_ids(app) and "inplace-autograd" not in shown_ids(app)
+
+
+async def test_a_typed_sentence_without_substring_match_is_searched() -> None:
+    from pitfalls.registry import builtin_dir
+
+    app = make_app(registry=Registry.load([Source(builtin_dir(), "built-in")]))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.screen.query_one(FilterInput).value = "验证集结果每次都不一样"
+        await pilot.pause()
+        assert shown_ids(app)[0] == "train-eval"

@@ -242,7 +242,7 @@ class MainScreen(Screen[None]):
 
     def _apply_filter(self) -> None:
         tag = self.query_one(TagSelect).value
-        query = self.query_one(FilterInput).value
+        query = self.query_one(FilterInput).query_text
         self.query_one(RecipeList).apply_filter(query, tag if isinstance(tag, str) else "")
         self._update_count()
 

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from textual import events
 from textual.widgets import Input
 
 from pitfalls.i18n import t
 
 
 class FilterInput(Input):
-    """Type to filter recipes; Esc leaves it (handled by the screen, which owns focus)."""
+    """Type to filter recipes; Esc leaves it (handled by the screen, which owns focus).
+
+    `Input` keeps only the first line of a paste, which for a traceback is the useless
+    "Traceback (most recent call last):". A multi-line paste is kept whole in `pasted` (the
+    list ranks with the same search as `pitfalls search`), and the box shows its final error
+    line; typing over it goes back to plain filtering.
+    """
 
     DEFAULT_CSS = """
     FilterInput {
@@ -23,6 +30,32 @@ class FilterInput(Input):
             **kwargs: Passed on to `Input`.
         """
         super().__init__(compact=True, **kwargs)  # type: ignore[arg-type]
+        self.pasted = ""  # the whole multi-line paste the box stands for, if any
+
+    @property
+    def query_text(self) -> str:
+        """What to filter by: the whole paste while the box still shows it, else the value."""
+        return self.pasted or self.value
+
+    def _on_paste(self, event: events.Paste) -> None:
+        text = event.text or ""
+        if "\n" not in text.strip():
+            super()._on_paste(event)
+            return
+        event.stop()
+        from pitfalls.search import Query
+
+        parsed = Query.parse(text)
+        lines = [line.strip() for line in (parsed.focus or text).splitlines() if line.strip()]
+        summary = lines[0] if lines else text.strip().splitlines()[-1]
+        self.pasted = text
+        self._shown_for_paste = summary
+        self.value = summary  # posts Changed: the screen re-filters with `query_text`
+
+    def watch_value(self, value: str) -> None:
+        """Typing over a paste's summary drops the paste."""
+        if self.pasted and value != getattr(self, "_shown_for_paste", None):
+            self.pasted = ""
 
     def on_mount(self) -> None:
         """Follow the app's language."""

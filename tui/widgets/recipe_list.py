@@ -32,6 +32,15 @@ def matches(haystack: str, query: str) -> bool:
     return all(word in haystack for word in query.casefold().split())
 
 
+def is_sentence(query: str) -> bool:
+    """A query that is a message or a sentence rather than words being typed: several lines,
+    or at least four words (Chinese: at least six characters)."""
+    text = query.strip()
+    if "\n" in text:
+        return True
+    return len(text.split()) >= 4 or sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff") >= 6
+
+
 class RecipeList(OptionList):
     """Recipes as options whose ids are recipe ids; posts RecipeSelected on Enter or click."""
 
@@ -102,6 +111,8 @@ class RecipeList(OptionList):
             if matches(self._haystacks[recipe.id], self._query)
             and (not self._tag or self._tag in recipe.tags)
         ]
+        if not self.shown and is_sentence(self._query):
+            self.shown = self._ranked(self._query)
         self.clear_options()
         options: list[Option | None] = []
         for recipe in self.shown:
@@ -114,6 +125,15 @@ class RecipeList(OptionList):
             self.highlighted = self.get_option_index(highlighted.id)
         elif ids:
             self.highlighted = 0
+
+    def _ranked(self, query: str) -> list[Recipe]:
+        """A pasted error or a sentence: ranked by `pitfalls search`, best first."""
+        from pitfalls.search import search
+
+        hits = search(list(self._recipes.values()), query, limit=len(self._recipes))
+        confident = [h for h in hits if h.confident]
+        chosen = confident or hits[:5]  # nothing confident: the closest few, still ranked
+        return [h.recipe for h in chosen if not self._tag or self._tag in h.recipe.tags]
 
     @property
     def highlighted_recipe(self) -> Recipe | None:
