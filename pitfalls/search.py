@@ -36,10 +36,18 @@ from pitfalls.search_index import (
 )
 
 # Scores are in [0, 1] for word evidence; an error fragment lifts a recipe above 1.
-CONFIDENT_SCORE = 0.6
 FRAGMENT_SCORE = 1.0
+# Word evidence is confident when it explains most of the query on its own...
+CONFIDENT_SCORE = 0.6
+# ...or a good part of it with a clear lead over the next recipe (a relative rule: a query in
+# plain words rarely repeats a recipe's own phrasing).
+LEADING_SCORE = 0.55
+LEADING_MARGIN = 0.1
 # The least IDF mass (about two distinctive words) a confident word match must explain.
 CONFIDENT_MASS = 3.0
+# A word no recipe contains keeps the full weight of a word seen nowhere: what the catalogue
+# cannot explain must lower the confidence (capping it made unrelated queries confident).
+UNKNOWN_WORD_IDF = float("inf")
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,7 @@ class Query:
     focus: str
     rest: str
     is_error: bool
+    causes: str = ""  # earlier exception lines in the same report (chained causes)
 
     @classmethod
     def parse(cls, text: str) -> Query:
@@ -84,7 +93,12 @@ class Query:
             return cls(text, joined, "", any(_EXCEPTION_LINE.search(k) for k in kept))
         focus = "\n".join(kept[final:])
         rest = "\n".join(kept[:final])
-        return cls(text, focus, rest, True)
+        causes = "\n".join(
+            line
+            for line in kept[:final]
+            if (match := _EXCEPTION_LINE.search(line)) and not match.group(1).endswith(_NOT_FINAL)
+        )
+        return cls(text, focus, rest, True, causes)
 
 
 @dataclass(frozen=True)
@@ -109,14 +123,18 @@ def _index(recipe: Recipe) -> dict:
     return index
 
 
-def _fragment_hit(fragments: list, focus: str, rest: str) -> tuple[float, str]:
-    """(strength, fragment): the longest fragment in the final error, or elsewhere (half)."""
+def _fragment_hit(fragments: list, focus: str, causes: str, rest: str) -> tuple[float, str]:
+    """(strength, fragment): the longest fragment in the final error (1), in an exception it
+    was chained from (0.9: a DataLoader worker's cause, "The above exception..."), or
+    elsewhere, such as a warning printed earlier (0.5)."""
     best, text = 0.0, ""
     for normalised, original in fragments:
         if len(normalised) < 6:
             continue
         if normalised in focus:
             strength = 1.0 + len(normalised) / 1000
+        elif causes and normalised in causes:
+            strength = 0.9 + len(normalised) / 1000
         elif rest and normalised in rest:
             strength = 0.5 + len(normalised) / 1000
         else:
@@ -152,18 +170,24 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
             # Chinese bigrams cross word boundaries (率调, 器的): one no recipe contains is
             # far more often such junk than a concept the catalogue lacks.
             weighted[token] *= 0.25
-    # A word no recipe knows weighs most: it is what the catalogue cannot explain.
-    idf = {t: math.log((total + 1) / (frequency[t] + 0.5)) for t in weighted}
+    # A word no recipe knows weighs much: it is what the catalogue cannot explain.
+    idf = {
+        t: math.log((total + 1) / (frequency[t] + 0.5))
+        if frequency[t]
+        else min(UNKNOWN_WORD_IDF, math.log((total + 1) / 0.5))
+        for t in weighted
+    }
     query_mass = sum(w * idf[t] for t, w in weighted.items())
     query_idf_sum = sum(idf.values())
     sequence = [t for t in tokens(parsed.focus) or tokens(parsed.rest) if not t.startswith("#")]
     query_pairs = {f"{a} {b}" for a, b in zip(sequence, sequence[1:])}
     focus, rest = normalise_message(parsed.focus), normalise_message(parsed.rest)
+    causes = normalise_message(parsed.causes)
     compact = " ".join(query.lower().split())
     hits = []
     for recipe, index in indexed:
         token_weights = index["weights"]
-        strength, fragment = _fragment_hit(index["fragments"], focus, rest)
+        strength, fragment = _fragment_hit(index["fragments"], focus, causes, rest)
         matched_mass = 0.0
         for token, weight in weighted.items():
             best = token_weights.get(token)
@@ -186,15 +210,23 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
             score, confident = FRAGMENT_SCORE + 1.0, True
         if strength:
             score = FRAGMENT_SCORE + strength
-            confident = strength >= 1.0 or confident
+            confident = strength >= 0.9 or confident
         if score > 0.0:
-            hits.append((score, recipe, index, confident, fragment, strength, is_name))
+            hits.append(
+                (score, recipe, index, confident, fragment, strength, is_name, matched_mass)
+            )
     hits.sort(key=lambda h: (-h[0], h[1].id))
+    if hits and not hits[0][3] and hits[0][0] < FRAGMENT_SCORE:
+        # The relative rule: a clear lead on word evidence alone.
+        lead = hits[0][0] - (hits[1][0] if len(hits) > 1 else 0.0)
+        first = hits[0]
+        if first[0] >= LEADING_SCORE and lead >= LEADING_MARGIN and first[7] >= CONFIDENT_MASS:
+            hits[0] = (*first[:3], True, *first[4:])
     return [
         Hit(
             recipe, round(score, 4), _matched_fields(index, weighted, strength, is_name), sure, frag
         )
-        for score, recipe, index, sure, frag, strength, is_name in hits[:limit]
+        for score, recipe, index, sure, frag, strength, is_name, _ in hits[:limit]
     ]
 
 

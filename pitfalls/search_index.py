@@ -12,7 +12,7 @@ from typing import Any
 
 from pitfalls.model import LANGS, Recipe
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
 
 _NOISE = [
     re.compile(r"0x[0-9a-fA-F]+"),  # addresses
@@ -28,7 +28,10 @@ _STOPWORDS = frozenset(
     "error my me i we our how why what when which who will would should could get got "
     "but if so then than there their they them one use using used after before all any "
     "some just only also into out up down very too much many more less about after again "
-    "keep keeps even still".split()
+    "keep keeps even still "
+    # contractions split at the apostrophe (doesn't -> doesn), and words every report has
+    "doesn don didn isn wasn aren won couldn shouldn wouldn haven hasn weren "
+    "bug work works working worked pytorch torch problem issue help please thanks".split()
 )
 # Bigrams of Chinese function words that say nothing about a pitfall.
 _CJK_STOP = frozenset(
@@ -37,6 +40,10 @@ _CJK_STOP = frozenset(
 )
 # Characters too common in questions to say anything alone.
 _CJK_STOP_CHARS = frozenset("的了是在我你他她它们这那有和就都也还把被吗呢吧啊么什怎为个一不")
+# Function characters: a bigram holding one is almost always a cross-word fragment (被改, 也被).
+_CJK_FUNCTION_CHARS = frozenset("的了也被都是在我你他她它就还把吗呢吧啊这那和很么来")
+# CamelCase type names (DoubleTensor, FloatTensor) also match their parts.
+_CAMEL = re.compile(r"\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b")
 # A few spellings users write for the same thing.
 _SYNONYMS = {
     "grad": "gradient",
@@ -71,7 +78,13 @@ def tokens(text: str) -> list[str]:
     """Normalised search tokens of `text`, in order (see the module docstring)."""
     for pattern in _NOISE:
         text = pattern.sub(" ", text)
-    lowered = text.lower()
+    camel_parts = [
+        part
+        for name in _CAMEL.findall(text)
+        for part in re.findall(r"[A-Z]?[a-z]+", name)
+        if len(part) > 2
+    ]
+    lowered = text.lower() + " " + " ".join(camel_parts).lower()
     found = []
     for word in _WORD.findall(lowered):
         if word in _STOPWORDS or len(word) < 2:
@@ -89,7 +102,7 @@ def tokens(text: str) -> list[str]:
         found.extend(
             bigram
             for bigram in (run[i : i + 2] for i in range(len(run) - 1))
-            if bigram not in _CJK_STOP
+            if bigram not in _CJK_STOP and not (_CJK_FUNCTION_CHARS & set(bigram))
         )
     return found
 
@@ -110,7 +123,7 @@ FIELD_WEIGHTS = {
     "title": 0.9,
     "tags": 0.7,
     "summary": 0.7,
-    "symptom": 0.6,
+    "symptom": 0.4,
 }
 
 
@@ -126,10 +139,8 @@ def build_index(recipe: Recipe) -> dict[str, Any]:
         "tags": " ".join(recipe.tags),
         "summary": " ".join(recipe.summary.values()),
     }
-    if not questions:
-        # A recipe without questions (an older pack): its Symptom section stands in.
-        prose = [recipe.prose(lang) or "" for lang in LANGS]
-        texts["symptom"] = " ".join(p.split("\n## ", 2)[1] if "\n## " in p else p for p in prose)
+    # The Symptom section says what users see, in the words they search with.
+    texts["symptom"] = " ".join(_symptom(recipe.prose(lang) or "") for lang in LANGS)
     sequences = {name: tokens(text) for name, text in texts.items()}
     fields = {name: sorted(set(seq)) for name, seq in sequences.items()}
     fields["questions"] = sorted({t for q in questions for t in q})
@@ -147,8 +158,16 @@ def build_index(recipe: Recipe) -> dict[str, Any]:
         "questions": [sorted(set(q)) for q in questions],
         "pairs": pairs,
         "fragments": fragments,
-        "cacheable": bool(questions),  # prose is not part of the cache key
     }
+
+
+def _symptom(prose: str) -> str:
+    """The first `##` section of a recipe's prose (Symptom / 现象), without code blocks."""
+    body = prose.split("\n## ", 2)
+    section = body[0] if not prose.startswith("## ") else prose[3:].split("\n## ", 1)[0]
+    if len(body) > 1 and not prose.startswith("## "):
+        section = body[1]
+    return re.sub(r"```.*?```", " ", section, flags=re.S)
 
 
 def valid_index(index: Any) -> bool:
@@ -179,15 +198,20 @@ def attach_indexes(recipes: list[Recipe]) -> None:
         cache = caches.get(str(parent))
         if cache is None:
             cache = caches[str(parent)] = FolderCache(parent, "search", INDEX_VERSION)
-        try:
-            stat = os.stat(recipe.path / "recipe.toml")
-            key = [stat.st_mtime_ns, stat.st_size, recipe.id]
-        except OSError:
-            key = None
+        key: list | None = [recipe.id]
+        for name in ("recipe.toml", "en.md", "zh.md"):
+            try:
+                stat = os.stat(recipe.path / name)
+                key.extend([stat.st_mtime_ns, stat.st_size])
+            except FileNotFoundError:
+                key.append(None)
+            except OSError:
+                key = None
+                break
         index = cache.get_data(recipe.path.name, key) if key else None
         if not valid_index(index):
             index = build_index(recipe)
-            if key and index.get("cacheable"):
+            if key:
                 cache.put_data(recipe.path.name, key, index)
         recipe.search_index = index
     for cache in caches.values():
