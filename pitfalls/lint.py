@@ -29,7 +29,7 @@ fixture under tests/fixtures/lint/.
 | PIT021 | error    | an `errors` fragment is not proven by an expectation, or none is listed |
 | PIT022 | error    | an `errors` fragment is only a type, or shared with another recipe |
 | PIT023 | error    | `[questions]` lacks 3 to 6 questions in English or Chinese |
-| PIT024 | warning  | `related` is missing, or names a recipe that does not exist |
+| PIT024 | error    | `related` is missing, or names a recipe that does not exist |
 | PIT025 | error    | a `legacy_errors` entry has no source URL |
 | PIT026 | error    | an expectation cannot fail: its observation is a literal in snippet.py |
 | PIT027 | error    | a `[[plot]]` is invalid, lacks a text in a language, or plots an observation snippet.py never names |
@@ -83,7 +83,7 @@ CODES: dict[str, Code] = {
         Code("PIT021", "error", "an errors fragment is not proven by an expectation"),
         Code("PIT022", "error", "an errors fragment is not specific (a bare type, or shared)"),
         Code("PIT023", "error", "[questions] lacks 3 to 6 questions in a language"),
-        Code("PIT024", "warning", "related is missing or names a recipe that does not exist"),
+        Code("PIT024", "error", "related is missing or names a recipe that does not exist"),
         Code("PIT025", "error", "a legacy_errors entry has no source URL"),
         Code("PIT026", "error", "an expectation cannot fail: its observation is a literal"),
         Code("PIT027", "error", "a [[plot]] is invalid, untranslated, or names no observation"),

@@ -19,6 +19,30 @@ def make_batch(device: str):
     return logits, labels
 
 
+def loss_vs_pt(device: str, form: str, gammas=(0.0, 2.0)) -> dict:
+    """The focal loss of one sample against its true-class probability p_t, from p_t = 1e-61
+    (a logit gap of 140) to p_t near 1, as series for a chart; `form` is how log p_t is taken."""
+    gaps = torch.linspace(-6.0, 140.0, 74, dtype=torch.float64)
+    # Two classes; the true one (0) sits `gap` below the other, so p_t = sigmoid(-gap).
+    logits = torch.stack([torch.zeros_like(gaps), gaps], dim=1).float().to(device)
+    labels = torch.zeros(len(gaps), dtype=torch.long, device=device)
+    one_hot = torch.zeros(len(labels), 2, device=device)
+    one_hot.scatter_(1, labels.view(-1, 1), 1.0)
+    curves = {}
+    for gamma in gammas:
+        if form == "log_softmax":
+            log_pt = (one_hot * F.log_softmax(logits, dim=1)).sum(dim=1)
+            rows = -((1 - log_pt.exp()) ** gamma) * log_pt
+        else:
+            prob = F.softmax(logits, dim=1)
+            if form == "clamp":
+                prob = prob.clamp(min=1e-4, max=1.0)
+            rows = -(one_hot * (1 - prob) ** gamma * prob.log()).sum(dim=1)
+        curves[f"{form}, γ = {gamma:g}"] = rows.tolist()
+    # x is the exact p_t, computed in float64, where 1e-61 does not underflow.
+    return {"x": F.logsigmoid(-gaps).exp().tolist(), "y": curves}
+
+
 def problem(device: str) -> dict:
     """The softmax focal loss in the style of the 2022 field note, minus its `.cuda()`."""
     logits, labels = make_batch(device)
@@ -36,6 +60,7 @@ def problem(device: str) -> dict:
         "loss_is_nan": bool(torch.isnan(loss)),
         "row_loss_is_finite": torch.isfinite(row_loss).tolist(),
         "grad_has_nan": bool(torch.isnan(logits.grad).any()),
+        "loss_vs_pt": loss_vs_pt(device, "no clamp"),
     }
 
 
@@ -79,6 +104,10 @@ def fix(device: str) -> dict:
         base = (1 - pt).clamp(min=floor) if floor else 1 - pt
         (-(base**0.5) * log_pt).mean().backward()
         grad_nan[name] = bool(torch.isnan(logits.grad).any())
+    # The same focal loss over the whole range of p_t, for the chart: the assigned clamp
+    # flattens it exactly where the hard examples are; log_softmax keeps it rising.
+    clamped = loss_vs_pt(device, "clamp")
+    exact = loss_vs_pt(device, "log_softmax", gammas=(2.0,))
     return {
         "clamped_loss_is_finite": bool(torch.isfinite(clamped_rows.mean())),
         "clamped_grad_has_nan": bool(torch.isnan(clamped_grad).any()),
@@ -92,6 +121,7 @@ def fix(device: str) -> dict:
         "matches_textbook_on_ordinary_row": torch.allclose(focal_rows[2], textbook_row2),
         "gamma_half_pt_one_grad_has_nan": grad_nan["unclamped"],
         "gamma_half_clamped_base_grad_has_nan": grad_nan["clamped_base"],
+        "loss_vs_pt": {"x": clamped["x"], "y": {**clamped["y"], **exact["y"]}},
     }
 
 

@@ -77,6 +77,33 @@ def _ratio(grad, plain):
     return float((grad * plain).sum() / (plain * plain).sum())
 
 
+def hooks_per_step(device, on_module: bool, steps: int = 8) -> dict:
+    """Series for a chart, over `steps` training steps: how many reversal hooks fire in each
+    backward pass, and the sign of the extractor's gradient against the plain one (-1 is
+    reversed, as wanted). Both are read from what autograd did, not from the schedule."""
+    extractor, head, x, domain = _setup(device)
+    plain, _ = _grads(extractor, head, x, domain)
+    calls, fired, sign = [], [], []
+    for step in range(1, steps + 1):
+        coeff = grl_coeff(step / 10)
+        calls.clear()
+        if on_module:
+
+            def reverse_hook(module, grad_input, grad_output, coeff=coeff):
+                calls.append(1)
+                return tuple(-coeff * g for g in grad_input)
+
+            head.register_full_backward_hook(reverse_hook)  # every step, never removed
+            grad, _ = _grads(extractor, head, x, domain)
+        else:
+            reverse = partial(reverse_with_hook, coeff=coeff, calls=calls)
+            grad, _ = _grads(extractor, head, x, domain, reverse)
+        fired.append(len(calls))
+        sign.append(1 if _ratio(grad, plain) > 0 else -1)
+    steps_x = list(range(1, steps + 1))
+    return {"x": steps_x, "y": {"hooks fired": fired, "gradient sign": sign}}
+
+
 def problem(device: str) -> dict:
     extractor, head, x, domain = _setup(device)
     plain, _ = _grads(extractor, head, x, domain)
@@ -127,6 +154,7 @@ def problem(device: str) -> dict:
         "hook_calls_per_step": calls_per_step,
         "grad_reversed_per_step": reversed_per_step,
         "scaled_once_per_step": scaled_once,
+        "hooks_and_sign_per_step": hooks_per_step(device, on_module=True),
     }
 
 
@@ -178,6 +206,7 @@ def fix(device: str) -> dict:
         "hook_calls_per_step": calls_per_step,
         "grad_reversed_per_step": reversed_per_step,
         "scaled_once_per_step": scaled_once,
+        "hooks_and_sign_per_step": hooks_per_step(device, on_module=False),
     }
 
 
