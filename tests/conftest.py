@@ -97,8 +97,8 @@ def assert_no_traceback(text: str) -> None:
 
 
 def marked_processes(marker: str) -> list[int]:
-    """Live processes carrying PITFALLS_TEST_MARKER=marker in their environment, with the
-    listening sockets they hold (a survivor is a survivor, sockets or not)."""
+    """Live processes (not zombies) carrying PITFALLS_TEST_MARKER=marker in their environment,
+    wherever they were reparented to."""
     found = []
     needle = f"PITFALLS_TEST_MARKER={marker}".encode()
     for entry in os.listdir("/proc"):

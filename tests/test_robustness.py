@@ -20,6 +20,7 @@ from conftest import (
     ROBUST,
     TESTS,
     assert_no_traceback,
+    marked_processes,
     needs_torch,
     pid_alive,
     run_cli,
@@ -36,20 +37,7 @@ START_METHODS = ["fork", "spawn"] if sys.platform.startswith("linux") else ["spa
 
 def survivors() -> list[int]:
     """Live processes (not zombies) that carry this module's marker."""
-    found = []
-    needle = f"PITFALLS_TEST_MARKER={MARKER}".encode()
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry}/environ", "rb") as handle:
-                if needle not in handle.read().split(b"\0"):
-                    continue
-        except OSError:
-            continue
-        if pid_alive(int(entry)):
-            found.append(int(entry))
-    return found
+    return marked_processes(MARKER)
 
 
 @pytest.fixture(autouse=True)
