@@ -115,8 +115,16 @@ def run_recipe(
 
 
 # Snippet text that means "this will import torch._dynamo" (about 2 s): the first
-# optimizer.step() does, and so do checkpointing, DDP and torch.compile.
-_DYNAMO_HINTS = ("optim.", "checkpoint(", "DistributedDataParallel", "torch.compile", "GradScaler")
+# optimizer.step() does, and so do checkpointing, DDP, torch.compile and
+# use_deterministic_algorithms (through torch._inductor.config).
+_DYNAMO_HINTS = (
+    "optim.",
+    "checkpoint(",
+    "DistributedDataParallel",
+    "torch.compile",
+    "GradScaler",
+    "use_deterministic_algorithms(",
+)
 
 
 def shared_imports(recipes: list[Recipe]) -> list[str]:

@@ -77,12 +77,17 @@ def _environment(torch) -> dict:
     return env
 
 
-def _available_devices(torch) -> list[str]:
+def _available_devices(torch, named: bool) -> list[str]:
+    """The devices torch can use here. CUDA devices get their names only when `named`:
+    asking for a name initialises CUDA, which a CPU run must not do (a snippet that forks
+    DataLoader workers would inherit an initialised context, and the run would not be the
+    one the user asked for)."""
     devices = ["cpu"]
     try:
         if torch.cuda.is_available():
             for index in range(torch.cuda.device_count()):
-                devices.append(f"cuda:{index} ({torch.cuda.get_device_name(index)})")
+                name = f" ({torch.cuda.get_device_name(index)})" if named else ""
+                devices.append(f"cuda:{index}{name}")
     except Exception:
         pass
     try:
@@ -160,7 +165,10 @@ def execute(request: dict) -> dict:
     if threads:
         torch.set_num_threads(int(threads))
     device, reason = _resolve_device(torch, request.get("device", "cpu"))
-    result["available_devices"] = _available_devices(torch)
+    wanted = str(request.get("device", "cpu"))
+    result["available_devices"] = _available_devices(
+        torch, named=request.get("probe", False) or wanted.startswith("cuda") or wanted == "auto"
+    )
     if device is None:
         result["error"] = _error("device_unavailable", "device", reason)
         return result

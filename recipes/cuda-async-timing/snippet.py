@@ -69,15 +69,17 @@ def fix(device: str) -> dict:
         "item_share": round(item_s / (synced_s + item_s), 3),
     }
     if torch.device(device).type == "cuda":
-        # 2) CUDA events: timestamps recorded on the GPU's own stream.
-        begin = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        begin.record()
-        for _ in range(REPEATS):
-            c = a @ b
-        end.record()
-        end.synchronize()
-        events_ms = begin.elapsed_time(end)
+        # 2) CUDA events: timestamps recorded on the GPU's own stream (the current stream of
+        # `device`, also when it is not the default GPU).
+        with torch.cuda.device(device):
+            begin = torch.cuda.Event(enable_timing=True)
+            end = torch.cuda.Event(enable_timing=True)
+            begin.record()
+            for _ in range(REPEATS):
+                c = a @ b
+            end.record()
+            end.synchronize()
+            events_ms = begin.elapsed_time(end)
         result["events_ms"] = round(events_ms, 3)
         result["events_over_synced"] = round(events_ms / (synced_s * 1e3), 3)
     return result

@@ -1,59 +1,77 @@
 """`.cuda()` fails where no GPU is visible; pick the device at run time instead."""
 
-import json
+import multiprocessing
 import os
-import subprocess
 import sys
 
-# Hide every GPU from a fresh Python: the same situation as a laptop, a CPU-only server,
-# a CPU-only wheel, or a container started without `--gpus`.
-NO_GPU = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
-
-# A script copied from a GPU tutorial.
-HARD_CODED = """
-import json, torch
-try:
-    x = torch.randn(2, 3).cuda()
-    error = "no error"
-except Exception as err:
-    error = f"{type(err).__name__}: {err}"[:2000]
-print(json.dumps({"cuda_call": error, "torch_version_cuda": torch.version.cuda}))
-"""
-
-# The same script, device-agnostic: ask torch where it can run, then use that device.
-DEVICE_AGNOSTIC = """
-import json, torch
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-model = torch.nn.Linear(3, 1).to(device)
-x = torch.randn(2, 3, device=device)
-loss = model(x).pow(2).mean()
-loss.backward()
-print(json.dumps({
-    "cuda_is_available": torch.cuda.is_available(),
-    "cuda_device_count": torch.cuda.device_count(),
-    "ran_on": loss.device.type,
-    "loss_is_finite": bool(torch.isfinite(loss)),
-}))
-"""
+import torch
 
 
-def run_without_gpu(code: str) -> dict:
-    # A fresh interpreter: CUDA_VISIBLE_DEVICES is read once, when CUDA starts up.
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=NO_GPU, capture_output=True, text=True, timeout=120
-    )
-    if out.returncode != 0:
-        return {"child_failed": out.stderr[-2000:]}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+def hard_coded() -> dict:
+    """A script copied from a GPU tutorial."""
+    try:
+        torch.randn(2, 3).cuda()  # the line copied from the tutorial
+        error = "no error"
+    except Exception as err:
+        error = f"{type(err).__name__}: {err}"[:2000]
+    return {"cuda_call": error, "torch_version_cuda": torch.version.cuda}
+
+
+def device_agnostic() -> dict:
+    """The same script, device-agnostic: ask torch where it can run, then use that device."""
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = torch.nn.Linear(3, 1).to(device)
+    x = torch.randn(2, 3, device=device)
+    loss = model(x).pow(2).mean()
+    loss.backward()
+    return {
+        "cuda_is_available": torch.cuda.is_available(),
+        "cuda_device_count": torch.cuda.device_count(),
+        "ran_on": loss.device.type,
+        "loss_is_finite": bool(torch.isfinite(loss)),
+    }
+
+
+def _hide_gpus_and_run(body, send) -> None:
+    # Hide every GPU before anything in this process starts CUDA: the same situation as a
+    # laptop, a CPU-only server, a CPU-only wheel, or a container started without `--gpus`.
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+    send.send(body())
+    send.close()
+
+
+def run_without_gpu(body) -> dict:
+    # CUDA reads CUDA_VISIBLE_DEVICES once, when it starts in a process. A forked child can
+    # start CUDA itself only if this process has not started it yet (see cuda-fork); if it has,
+    # the child must be a fresh interpreter ("spawn"), which imports torch again.
+    method = "spawn" if torch.cuda.is_initialized() else None  # None: the platform's default
+    context = multiprocessing.get_context(method)
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_hide_gpus_and_run, args=(body, send))
+    child.start()
+    send.close()
+    try:
+        if not receive.poll(120):
+            return {"child_failed": "no answer within 120 s"}
+        return receive.recv()
+    except EOFError:  # the child died before it answered
+        child.join(10)
+        return {"child_failed": f"exit code {child.exitcode}"}
+    finally:
+        receive.close()
+        child.join(10)
+        if child.is_alive():
+            child.kill()
+            child.join()
 
 
 def problem(device: str) -> dict:
     # `device` is not used: the point is a machine where there is no GPU to pick.
-    return run_without_gpu(HARD_CODED)
+    return run_without_gpu(hard_coded)
 
 
 def fix(device: str) -> dict:
-    return run_without_gpu(DEVICE_AGNOSTIC)
+    return run_without_gpu(device_agnostic)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,10 @@ def problem(device: str) -> dict:
 
 def fix(device: str) -> dict:
     saved = (torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic)
+    saved_mode = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    )
     try:
         torch.manual_seed(0)
         torch.backends.cudnn.benchmark = False
@@ -72,7 +76,7 @@ def fix(device: str) -> dict:
         result["duplicate_put_warn_only"] = duplicate_put(device)
         return result
     finally:
-        torch.use_deterministic_algorithms(False)
+        torch.use_deterministic_algorithms(saved_mode[0], warn_only=saved_mode[1])
         torch.backends.cudnn.benchmark, torch.backends.cudnn.deterministic = saved
 
 

@@ -33,12 +33,13 @@ class Records(Dataset):
     """Each item reads every record once, as an epoch of random access would, and returns how
     much private memory its worker gained meanwhile. Two items, two workers: one item each."""
 
-    def __init__(self, records, kill_at=None):
+    def __init__(self, records, kill_at=None, items=2):
         self.records = records
         self.kill_at = kill_at
+        self.items = items
 
     def __len__(self):
-        return 2
+        return self.items
 
     def __getitem__(self, index):
         if index == self.kill_at:
@@ -51,6 +52,18 @@ class Records(Dataset):
             total += float(x)  # we only read, yet a list's objects get their refcounts written
         after = private_mb()
         return 0.0 if before is None else round(after - before, 1)
+
+
+def memory_by_worker_count(records, name: str) -> dict:
+    """A series for the chart: the private memory all workers together gained reading every
+    record, for 1 to 4 workers (one item each). None where it cannot be measured."""
+    counts = [1, 2, 3, 4]
+    totals = []
+    for workers in counts:
+        loader = DataLoader(Records(records, items=workers), batch_size=None, num_workers=workers)
+        gained = sum(float(mb) for mb in loader)
+        totals.append(round(gained, 1) if copy_on_read_measurable() else None)
+    return {"x": counts, "y": {name: totals}}
 
 
 def problem(device: str) -> dict:
@@ -79,6 +92,7 @@ def problem(device: str) -> dict:
         "items_before_error": len(loaded),
         "worker_growth_mb": growth,
         "memory_grows_per_worker": grows,
+        "memory_by_worker_count": memory_by_worker_count(records, "list of Python floats"),
     }
 
 
@@ -93,6 +107,7 @@ def fix(device: str) -> dict:
         "items_loaded": len(loaded),
         "worker_growth_mb": [round(mb, 1) for mb in growth],
         "memory_grows_per_worker": grows,
+        "memory_by_worker_count": memory_by_worker_count(records, "NumPy array"),
     }
 
 

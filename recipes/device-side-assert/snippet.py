@@ -88,7 +88,7 @@ def fix(device: str) -> dict:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--cuda-child"]:
-        print(json.dumps(after_the_assert(sys.argv[2])))
+        print(json.dumps(after_the_assert(sys.argv[2])), flush=True)
     else:
         device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
         print("problem:", problem(device))

@@ -10,6 +10,7 @@ from torch import nn
 
 ALPHA = 10.0  # steepness of the schedule, as in DANN
 P = 0.1  # training progress in [0, 1] at this step
+CHARTED = ("hooks_fired_per_step", "gradient_sign_per_step")  # series observations, per step
 
 
 def grl_coeff(p: float, alpha: float = ALPHA) -> float:
@@ -77,9 +78,9 @@ def _ratio(grad, plain):
     return float((grad * plain).sum() / (plain * plain).sum())
 
 
-def hooks_per_step(device, on_module: bool, steps: int = 8) -> dict:
-    """Series for a chart, over `steps` training steps: how many reversal hooks fire in each
-    backward pass, and the sign of the extractor's gradient against the plain one (-1 is
+def hooks_per_step(device, on_module: bool, steps: int = 8) -> tuple:
+    """Two series for charts, over `steps` training steps: how many reversal hooks fire in
+    each backward pass, and the sign of the extractor's gradient against the plain one (-1 is
     reversed, as wanted). Both are read from what autograd did, not from the schedule."""
     extractor, head, x, domain = _setup(device)
     plain, _ = _grads(extractor, head, x, domain)
@@ -101,7 +102,7 @@ def hooks_per_step(device, on_module: bool, steps: int = 8) -> dict:
         fired.append(len(calls))
         sign.append(1 if _ratio(grad, plain) > 0 else -1)
     steps_x = list(range(1, steps + 1))
-    return {"x": steps_x, "y": {"hooks fired": fired, "gradient sign": sign}}
+    return {"x": steps_x, "y": {"hooks": fired}}, {"x": steps_x, "y": {"sign": sign}}
 
 
 def problem(device: str) -> dict:
@@ -154,7 +155,7 @@ def problem(device: str) -> dict:
         "hook_calls_per_step": calls_per_step,
         "grad_reversed_per_step": reversed_per_step,
         "scaled_once_per_step": scaled_once,
-        "hooks_and_sign_per_step": hooks_per_step(device, on_module=True),
+        **dict(zip(CHARTED, hooks_per_step(device, on_module=True))),
     }
 
 
@@ -206,7 +207,7 @@ def fix(device: str) -> dict:
         "hook_calls_per_step": calls_per_step,
         "grad_reversed_per_step": reversed_per_step,
         "scaled_once_per_step": scaled_once,
-        "hooks_and_sign_per_step": hooks_per_step(device, on_module=False),
+        **dict(zip(CHARTED, hooks_per_step(device, on_module=False))),
     }
 
 

@@ -38,6 +38,7 @@ def problem(device: str) -> dict:
         **relative_errors(device),
     }
     if NEW_API:
+        saved = (backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision)
         try:
             # Your script opts in and out with the new API...
             backends.cuda.matmul.fp32_precision = "tf32"
@@ -46,18 +47,19 @@ def problem(device: str) -> dict:
             result["legacy_matmul_read"] = attempt(lambda: torch.get_float32_matmul_precision())
             result["legacy_cudnn_read"] = attempt(lambda: backends.cudnn.allow_tf32)
         finally:
-            backends.cuda.matmul.fp32_precision = "none"  # the defaults again
-            backends.cudnn.conv.fp32_precision = "tf32"
+            backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision = saved
     return result
 
 
 def fix(device: str) -> dict:
     if not NEW_API:  # torch < 2.9: the legacy flags are the only API
+        saved = backends.cudnn.allow_tf32
         backends.cudnn.allow_tf32 = False
         try:
             return relative_errors(device)
         finally:
-            backends.cudnn.allow_tf32 = True
+            backends.cudnn.allow_tf32 = saved
+    saved = (backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision)
     try:
         # One API, for writing and for reading: full float32 for convolutions, and TF32
         # for matmuls where speed matters more than the last digits.
@@ -67,14 +69,13 @@ def fix(device: str) -> dict:
         result["new_api_read"] = attempt(
             lambda: [backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision]
         )
-    finally:
+        # Code that only ever uses the legacy flags stays consistent: they set the new ones too.
         backends.cuda.matmul.fp32_precision = "none"
-        backends.cudnn.conv.fp32_precision = "tf32"
-    # Code that only ever uses the legacy flags stays consistent: they set the new ones too.
-    backends.cuda.matmul.allow_tf32 = True
-    result["new_flag_after_legacy_write"] = backends.cuda.matmul.fp32_precision
-    backends.cuda.matmul.allow_tf32 = False
-    backends.cuda.matmul.fp32_precision = "none"
+        backends.cuda.matmul.allow_tf32 = True
+        result["new_flag_after_legacy_write"] = backends.cuda.matmul.fp32_precision
+        backends.cuda.matmul.allow_tf32 = False  # undone through the same API
+    finally:
+        backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision = saved
     return result
 
 
