@@ -37,6 +37,7 @@ LINE_MARKERS = (("braille", "⠿"), ("hd", "▞"), ("dot", "•"))
 SCATTER_MARKERS = ("•", "+", "x", "o", "*", "◆")
 TOP_MARK, BOTTOM_MARK = "▲", "▼"  # where a point that cannot be drawn lies
 MIN_WIDTH, MIN_HEIGHT = 30, 8
+DECADE_STRIDES = (1, 2, 3, 5, 10, 15, 20, 25, 30, 50, 100)  # decades between log ticks
 
 
 def _is_number(value: Any) -> bool:
@@ -147,7 +148,10 @@ class Chart:
                         total=series.total,
                         marks=" ".join(
                             mark
-                            for mark, points in ((TOP_MARK, series.top), (BOTTOM_MARK, series.bottom))
+                            for mark, points in (
+                                (TOP_MARK, series.top),
+                                (BOTTOM_MARK, series.bottom),
+                            )
                             if points
                         ),
                     )
@@ -306,15 +310,18 @@ def format_number(value: float) -> str:
         return f"{value:.6g}"
     if 1e-3 <= magnitude < 1:
         return f"{value:.4g}"
-    mantissa, _, exponent = f"{value:.3g}".partition("e")
-    return f"{mantissa}e{int(exponent)}"
+    mantissa, exponent = f"{value:.2e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
 
 
-def linear_ticks(low: float, high: float, count: int) -> list[float]:
-    """About `count` round numbers (1, 2 or 5 times a power of ten apart) in [low, high]."""
+def linear_ticks(low: float, high: float, count: int, whole: bool = False) -> list[float]:
+    """About `count` round numbers (1, 2 or 5 times a power of ten apart) in [low, high];
+    with `whole`, the data are counts and ticks are whole numbers."""
     if high <= low:
         return [low]
     raw = (high - low) / max(1, count)
+    if whole:
+        raw = max(raw, 1.0)
     power = 10 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
     first = math.ceil(low / step - 1e-9)
@@ -330,9 +337,9 @@ def log_ticks(low: float, high: float, count: int) -> list[tuple[float, float]]:
     """(log10 position, value) ticks for a log axis spanning 10**low to 10**high."""
     decades = list(range(math.ceil(low - 1e-9), math.floor(high + 1e-9) + 1))
     if len(decades) >= 2:
-        stride = max(1, math.ceil(len(decades) / max(1, count)))
-        # Keep the top decade when thinning, so the highest label is a round power.
-        chosen = decades[::-1][::stride][::-1]
+        wanted = len(decades) / max(1, count)
+        stride = next((s for s in DECADE_STRIDES if s >= wanted), math.ceil(wanted))
+        chosen = [k for k in decades if k % stride == 0] or decades[:1]
         return [(float(k), 10.0**k) for k in chosen]
     ticks = []
     for k in range(math.floor(low) - 1, math.ceil(high) + 1):
@@ -376,7 +383,8 @@ def draw_canvas(figure: Any, chart: Chart, width: int, height: int) -> None:
     y_low, y_high = _limits(drawn_y) if drawn_y else (0.0, 1.0)
     if y_low > 0 and not plot.ylog and y_low < (y_high - y_low):
         y_low = 0.0  # a count or a loss reads best from zero, unless that squashes the curve
-    for series in chart.series:
+    # The fix first, the problem over it: where they coincide, the pitfall stays in view.
+    for series in sorted(chart.series, key=lambda s: s.side == "problem"):
         for start, end in series.segments:
             xs, ys = series.xs[start:end], series.ys[start:end]
             if plot.kind == "scatter" or len(xs) == 1:
@@ -385,21 +393,29 @@ def draw_canvas(figure: Any, chart: Chart, width: int, height: int) -> None:
             else:
                 figure.plot(xs, ys, marker=series.marker, color=series.color)
         if series.top:
-            figure.scatter(series.top, [y_high] * len(series.top), marker=TOP_MARK, color=series.color)
+            figure.scatter(
+                series.top, [y_high] * len(series.top), marker=TOP_MARK, color=series.color
+            )
         if series.bottom:
             marks = [y_low] * len(series.bottom)
             figure.scatter(series.bottom, marks, marker=BOTTOM_MARK, color=series.color)
     figure.xlim(x_low, x_high)
     figure.ylim(y_low, y_high)
-    _ticks(figure.xticks, x_low, x_high, plot.xlog, max(2, columns // 14))
-    _ticks(figure.yticks, y_low, y_high, plot.ylog, max(2, rows // 3))
+    _ticks(figure.xticks, x_low, x_high, plot.xlog, max(2, columns // 14), _whole(drawn_x))
+    _ticks(figure.yticks, y_low, y_high, plot.ylog, max(2, rows // 3), _whole(drawn_y))
 
 
-def _ticks(setter: Any, low: float, high: float, log: bool, count: int) -> None:
+def _whole(values: list[float]) -> bool:
+    return bool(values) and all(float(v).is_integer() for v in values)
+
+
+def _ticks(
+    setter: Any, low: float, high: float, log: bool, count: int, whole: bool = False
+) -> None:
     if log:
         pairs = log_ticks(low, high, count)
     else:
-        pairs = [(v, v) for v in linear_ticks(low, high, count)]
+        pairs = [(v, v) for v in linear_ticks(low, high, count, whole)]
     setter([p for p, _ in pairs], [format_number(v) for _, v in pairs])
 
 
@@ -419,7 +435,7 @@ def _draw_bars(figure: Any, chart: Chart, drawn_y: list[float], rows: int) -> No
     if drawn_y:
         low, high = min(0.0, min(drawn_y)), max(0.0, max(drawn_y))
         if high > low:
-            _ticks(figure.yticks, low, high, False, max(2, rows // 3))
+            _ticks(figure.yticks, low, high, False, max(2, rows // 3), _whole(drawn_y))
 
 
 def canvas_text(chart: Chart, width: int, height: int) -> str:
@@ -454,23 +470,11 @@ def legend_items(chart: Chart) -> list[Text]:
     return items
 
 
-def legend_text(chart: Chart, width: int) -> Text:
-    """The legend in lines of at most `width` cells, never breaking inside an entry."""
-    from rich.text import Text
+def legend_renderable(chart: Chart) -> RenderableType:
+    """The legend in as many columns as fit the width it is drawn at; an entry never breaks."""
+    from rich.columns import Columns
 
-    legend = Text()
-    used = 0
-    for item in legend_items(chart):
-        size = item.cell_len
-        if used and used + 3 + size > width:
-            legend.append("\n")
-            used = 0
-        elif used:
-            legend.append("   ")
-            used += 3
-        legend.append_text(item)
-        used += size
-    return legend
+    return Columns(legend_items(chart), padding=(0, 3))
 
 
 def header_text(chart: Chart) -> Text:
@@ -483,20 +487,28 @@ def header_text(chart: Chart) -> Text:
     return text
 
 
-def footer_text(chart: Chart, width: int) -> Text:
-    """The x axis label (flush right, under the axis' end), the legend, and what was not
-    drawn, for a chart `width` cells wide."""
+def xlabel_text(chart: Chart) -> Text:
+    """The x axis label with its arrow, set flush right under the axis' end."""
     from rich.text import Text
 
-    text = Text()
-    if chart.xlabel:
-        label = f"{chart.xlabel} →"
-        pad = max(0, width - Text(label).cell_len)
-        text.append(" " * pad + label + "\n", style="dim")
-    text.append_text(legend_text(chart, width))
-    for note in chart.notes():
-        text.append(f"\n{note}", style="yellow")
-    return text
+    return Text(f"{chart.xlabel} →" if chart.xlabel else "", style="dim", justify="right")
+
+
+def legend_and_notes(chart: Chart) -> RenderableType:
+    """The legend, then what was not drawn."""
+    from rich.console import Group
+    from rich.text import Text
+
+    notes = [Text(note, style="yellow") for note in chart.notes()]
+    return Group(legend_renderable(chart), *notes)
+
+
+def footer_renderable(chart: Chart) -> RenderableType:
+    """The x axis label, the legend and the notes. Nothing here depends on the width, so a
+    resized terminal lays it out again."""
+    from rich.console import Group
+
+    return Group(xlabel_text(chart), legend_and_notes(chart))
 
 
 def chart_height(rows: int) -> int:
@@ -510,7 +522,7 @@ def chart_renderable(chart: Chart, width: int, height: int) -> RenderableType:
     from rich.text import Text
 
     canvas = Text.from_ansi(canvas_text(chart, width, height), no_wrap=True, end="")
-    return Group(Text(""), header_text(chart), canvas, footer_text(chart, width))
+    return Group(Text(""), header_text(chart), canvas, footer_renderable(chart))
 
 
 def plots_data(recipe: Recipe, problem: Any, fix: Any) -> list[dict[str, Any]]:

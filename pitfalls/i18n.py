@@ -183,8 +183,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "无法画出图表“{title}”：{error}",
     },
     "chart.unavailable": {
-        "en": "charts need plotext 5 ({error}); `pip install 'plotext>=5.2.8,<6'` or use --no-plot",
-        "zh": "画图需要 plotext 5（{error}）；请 `pip install 'plotext>=5.2.8,<6'`，或使用 --no-plot",
+        "en": "charts need plotext 5 ({error}): `pip install 'plotext>=5.2.8,<6'`, "
+        "or pass --no-plot",
+        "zh": "画图需要 plotext 5（{error}）：请 `pip install 'plotext>=5.2.8,<6'`，"
+        "或使用 --no-plot",
     },
     "verify.title": {"en": "verify on {device}", "zh": "在 {device} 上验证"},
     "verify.col.recipe": {"en": "recipe", "zh": "条目"},

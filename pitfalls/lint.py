@@ -32,7 +32,7 @@ fixture under tests/fixtures/lint/.
 | PIT024 | error    | `related` is missing, or names a recipe that does not exist |
 | PIT025 | error    | a `legacy_errors` entry has no source URL |
 | PIT026 | error    | an expectation cannot fail: its observation is a literal in snippet.py |
-| PIT027 | error    | a `[[plot]]` is invalid, lacks a text in a language, or plots an observation snippet.py never names |
+| PIT027 | error    | a `[[plot]]` is invalid, untranslated, or names no observation of snippet.py |
 """
 
 from __future__ import annotations

@@ -258,7 +258,7 @@ def _check_plots(recipe: _Recipe, raw: Any) -> None:
         if names is not None and plot.key not in names:
             message = (
                 f"plot #{index + 1} plots the observation {plot.key!r}, but snippet.py never "
-                f"names it: return {{{plot.key!r}: {{\"x\": [...], \"y\": {{...}}}}}}"
+                f'names it: return {{{plot.key!r}: {{"x": [...], "y": {{...}}}}}}'
             )
             recipe.add("PIT027", "recipe.toml", message, line)
 

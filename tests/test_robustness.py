@@ -325,7 +325,9 @@ def test_closed_pipe_ends_quietly(pipeline: str) -> None:
         {"COLUMNS": "20"},
     ],
 )
-@pytest.mark.parametrize("args", [["list"], ["show", "detach"], ["search", "nan"]])
+@pytest.mark.parametrize(
+    "args", [["list"], ["show", "detach"], ["search", "loss", "becomes", "nan", "focal"]]
+)
 def test_odd_terminals_do_not_crash(env: dict[str, str], args: list[str]) -> None:
     result = run_cli(*args, env=env)
     assert result.returncode == 0

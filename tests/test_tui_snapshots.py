@@ -133,3 +133,27 @@ def test_verify(snap_compare, lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_help(snap_compare, lang: str) -> None:
     assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=driver("question_mark"))
+
+
+CHART_FIXTURES = Path(__file__).parent / "fixtures" / "tui_charts"
+
+
+def make_chart_app(lang: str) -> PitfallsApp:
+    from test_charts import DOCUMENT
+
+    registry = Registry.load([Source(CHART_FIXTURES, "fixtures")])
+    return PitfallsApp(lang=lang, registry=registry, runner=FakeRunner({"tui-chart": DOCUMENT}))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_run_chart(snap_compare, lang: str) -> None:
+    """A run with a chart, scrolled so that the chart fills the report."""
+
+    async def run_before(pilot) -> None:
+        await driver(open_id="tui-chart", run=True)(pilot)
+        screen = pilot.app.screen
+        report = screen.query_one("#run-report")
+        report.scroll_to_widget(screen.query_one("#run-charts"), animate=False, top=True)
+        await steady(pilot)
+
+    assert snap_compare(make_chart_app(lang), terminal_size=(100, 40), run_before=run_before)

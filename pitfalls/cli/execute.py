@@ -117,6 +117,10 @@ def _chart_renderables(result: RunResult, lang: str, out: Any) -> list[Any]:
             break
         except Exception as err:  # plotext failing on odd data must not hide the verdict
             warn(f"pitfalls: {t('chart.failed', lang, title=chart.title, error=err)}")
+    if drawn:
+        from rich.text import Text
+
+        drawn.append(Text(""))  # a blank line before the checks
     return drawn
 
 

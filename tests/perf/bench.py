@@ -4,6 +4,7 @@ Every figure is a ratio against a baseline measured in the same run, commands in
 because these machines are shared and noisy and an absolute time means little:
 
 - verify over the seed recipes, and run focal-loss, against `python -c "import torch"`;
+- run focal-loss on a terminal, where it draws its chart, against the same with --no-plot;
 - `pitfalls show detach` on a terminal against the Typer + Rich floor script;
 - `pitfalls list` with 1,000 extra recipes on PITFALLS_PATH against the built-ins alone;
 - the TUI's first paint against `python -c "import textual.app"`;
@@ -29,6 +30,7 @@ FLOOR = REPO.parent / "shared" / "bench" / "typer_rich_floor.py"
 GOALS = {
     "verify / import torch": 3.0,
     "run focal-loss / import torch": 1.3,
+    "run focal-loss on a terminal / --no-plot": 1.1,
     "show detach / typer+rich floor": 1.2,
     "list 1000 extra / list built-ins": 2.0,
     "check torch nn/modules+optim / ast walk": 2.5,
@@ -111,6 +113,15 @@ def main() -> None:
             "verify / import torch": (
                 ([*pitfalls, "verify", *seeds, "--device", "cpu"], {}, False),
                 ([python, "-c", "import torch"], {}, False),
+            ),
+            # On a terminal `run` draws its chart: the cost of plotext, against no chart.
+            "run focal-loss on a terminal / --no-plot": (
+                ([*pitfalls, "run", "focal-loss", "--device", "cpu"], {"COLUMNS": "100"}, True),
+                (
+                    [*pitfalls, "run", "focal-loss", "--device", "cpu", "--no-plot"],
+                    {"COLUMNS": "100"},
+                    True,
+                ),
             ),
             "run focal-loss / import torch": (
                 ([*pitfalls, "run", "focal-loss", "--device", "cpu"], {}, False),

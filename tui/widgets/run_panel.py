@@ -35,8 +35,11 @@ class RunPanel(Vertical):
         height: 1fr;
         display: none;
     }
-    RunPanel > #run-report > #run-result {
+    RunPanel > #run-report > #run-result, RunPanel > #run-report > #run-checks {
         padding: 0 1;
+        height: auto;
+    }
+    RunPanel > #run-report > #run-charts {
         height: auto;
     }
     RunPanel > #run-output {
@@ -74,13 +77,18 @@ class RunPanel(Vertical):
         self._lang = "en"
         self._composed = False
         self._pending_output: list[str] = []  # output received before the Log existed
+        self._charts_shown: tuple[int, str] | None = None  # (result id, language) drawn
 
     def compose(self) -> ComposeResult:
         """Status, report and output."""
         yield Static(id="run-status")
         with VerticalScroll(id="run-report"):
             yield ErrorPanel(id="run-error")
+            # Observations, the charts below them, then the checks and the verdict: the
+            # order `pitfalls run` prints them in.
             yield Static(id="run-result")
+            yield Vertical(id="run-charts")
+            yield Static(id="run-checks")
         yield Log(id="run-output", highlight=False, auto_scroll=True)
 
     def on_mount(self) -> None:
@@ -168,11 +176,12 @@ class RunPanel(Vertical):
     def _refresh_view(self) -> None:
         if not self._composed:  # on_mount shows the state
             return
-        from pitfalls.render import result_renderable
+        from pitfalls.render import result_head, result_tail
 
         status = self.query_one("#run-status", Static)
         error_panel = self.query_one("#run-error", ErrorPanel)
         result_view = self.query_one("#run-result", Static)
+        checks_view = self.query_one("#run-checks", Static)
         lang = self._lang
         if self.state == "idle":
             key = "tui.idle" if self.recipe is not None else "tui.open_first"
@@ -184,10 +193,14 @@ class RunPanel(Vertical):
             status.update(f"{running}  {t('tui.running', lang)}")
             error_panel.clear()
             result_view.update("")
+            checks_view.update("")
+            self._show_charts(None)
             return
         error_panel.clear()
         result_view.update("")
+        checks_view.update("")
         if self.failure is not None:
+            self._show_charts(None)
             kind, message = self.failure
             status.update("")
             error_panel.show_error(kind, message, "", lang)
@@ -197,6 +210,7 @@ class RunPanel(Vertical):
         error = result.error or {}
         if self.cancelled:
             status.update(t("tui.cancelled", lang))
+            self._show_charts(None)
             return
         status.update(t("tui.idle", lang, id=result.recipe.id))
         if error:
@@ -206,4 +220,28 @@ class RunPanel(Vertical):
             error_panel.show_error(
                 error.get("kind", "error"), error.get("message", ""), detail, lang
             )
-        result_view.update(result_renderable(result, lang))
+        result_view.update(result_head(result, lang))
+        self._show_charts(result)
+        checks_view.update(result_tail(result, lang))
+
+    def _show_charts(self, result: RunResult | None) -> None:
+        """Mount a ChartView per chart of `result` (none for None), in the panel's language;
+        kept as they are when the result and language have not changed."""
+        from pitfalls.charts import charts_for
+
+        shown = None if result is None else (id(result), self._lang)
+        if shown == self._charts_shown:
+            return
+        self._charts_shown = shown
+        container = self.query_one("#run-charts", Vertical)
+        container.remove_children()
+        charts = charts_for(result, self._lang) if result is not None else []
+        if not charts:
+            return
+        try:
+            # Deferred: textual-plotext and plotext cost about 60 ms, paid at the first chart.
+            from pitfalls.tui.widgets.chart_view import ChartView
+        except ImportError as err:
+            container.mount(Static(t("chart.unavailable", self._lang, error=err)))
+            return
+        container.mount_all(ChartView(chart) for chart in charts)
