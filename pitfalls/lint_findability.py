@@ -77,9 +77,15 @@ def check_findability(recipe: _Recipe, data: dict[str, Any]) -> None:
                 f"{QUESTIONS_MAX} ways a user describes the problem in {LANG_NAMES[lang]}"
             )
             recipe.add("PIT023", "recipe.toml", message, qline)
-    if not data.get("related"):
+    related = data.get("related")
+    if not related:
         message = "`related` is missing: name the recipes a reader should see next"
         recipe.add("PIT024", "recipe.toml", message)
+    elif not isinstance(related, str) and not (
+        isinstance(related, list) and all(isinstance(name, str) for name in related)
+    ):
+        message = "`related` must be a list of recipe ids (strings)"
+        recipe.add("PIT003", "recipe.toml", message, recipe.toml_line("related"))
     _check_constant_observations(recipe, expectations)
 
 
@@ -91,7 +97,10 @@ def _match_texts(item: dict[str, Any]) -> list[str]:
             texts.append(value)
         elif isinstance(value, dict):
             match = value.get("match")
-            texts.extend([match] if isinstance(match, str) else list(match or []))
+            if isinstance(match, str):
+                texts.append(match)
+            elif isinstance(match, list):  # another type is PIT018's to report
+                texts.extend(match)
     return [t for t in texts if isinstance(t, str)]
 
 
@@ -102,7 +111,7 @@ def _check_constant_observations(recipe: _Recipe, expectations: list[Any]) -> No
         if not isinstance(item, dict):
             continue
         side, key = item.get("side"), item.get("key")
-        if (side, key) in constants:
+        if isinstance(side, str) and isinstance(key, str) and (side, key) in constants:
             message = (
                 f"expectation on {side} observation {key!r} cannot fail: snippet.py returns "
                 "it as a constant; observe something torch computed"
@@ -174,8 +183,9 @@ def catalogue_findings(folders: list[Path], builtins: Path) -> list[Finding]:
                     Finding("PIT022", toml, message, line_of(text, re.escape(fragment.text)))
                 )
         related = table.get("related", [])
+        related = [related] if isinstance(related, str) else related
         for name in related if isinstance(related, list) else []:
-            if name not in ids:
+            if isinstance(name, str) and name not in ids:  # other types: PIT003
                 message = f"related recipe {name!r} does not exist"
                 findings.append(
                     Finding("PIT024", toml, message, line_of(text, rf"[\"']{re.escape(name)}"))

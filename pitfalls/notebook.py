@@ -95,18 +95,24 @@ def pitfalls_magic(line: str) -> None:
         print(USAGE)
         return
     verb, rest = words[0], words[1:]
-    if verb == "search":
-        _search(ip, " ".join(rest), lang)
-        return
     if not rest:
         print(USAGE)
+        return
+    if verb == "search":
+        _search(ip, " ".join(rest), lang)
         return
     from pitfalls.registry import ResolveError
 
     try:
         recipe = _registry().resolve(rest[0])
     except ResolveError as err:
-        print(f"pitfalls: {err}")
+        # As the CLI says it: the bare word alone read like a result.
+        names = ", ".join(err.candidates)
+        if err.kind == "ambiguous":
+            print(f"pitfalls: {t('err.ambiguous', lang, word=err.word, names=names)}")
+        else:
+            hint = t("err.did_you_mean", lang, names=names) if names else t("err.see_list", lang)
+            print(f"pitfalls: {t('err.unknown', lang, word=err.word)} {hint}")
         return
     if verb == "show":
         from pitfalls.page import page_markdown

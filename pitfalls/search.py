@@ -48,6 +48,10 @@ CONFIDENT_MASS = 3.0
 # A word no recipe contains keeps the full weight of a word seen nowhere: what the catalogue
 # cannot explain must lower the confidence (capping it made unrelated queries confident).
 UNKNOWN_WORD_IDF = float("inf")
+# Only the end of a longer query is ranked: the final error is there, and ranking ten
+# megabytes of pasted log (or a notebook error with a huge message) took half a minute.
+MAX_QUERY_CHARS = 64 * 1024
+MAX_LINE_CHARS = 4096
 
 
 @dataclass(frozen=True)
@@ -146,6 +150,7 @@ def _fragment_hit(fragments: list, focus: str, causes: str, rest: str) -> tuple[
 
 def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     """Rank `recipes` for `query`, best first; each hit says whether it is confident."""
+    query = _tail(query)
     parsed = Query.parse(query)
     weighted: dict[str, float] = {}
     for token in tokens(parsed.focus):
@@ -228,6 +233,21 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         )
         for score, recipe, index, sure, frag, strength, is_name, _ in hits[:limit]
     ]
+
+
+def _tail(query: str) -> str:
+    """The last lines of `query`, MAX_QUERY_CHARS in all, each cut to its first
+    MAX_LINE_CHARS (an error's type and message start its line)."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    kept: list[str] = []
+    size, end = 0, len(query)
+    while end > 0 and size < MAX_QUERY_CHARS:
+        start = query.rfind("\n", 0, end) + 1
+        kept.append(query[start : min(end, start + MAX_LINE_CHARS)])
+        size += len(kept[-1]) + 1
+        end = start - 1
+    return "\n".join(reversed(kept))
 
 
 def _matched_fields(index: dict, weighted: dict[str, float], strength: float, is_name: bool):

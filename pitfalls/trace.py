@@ -51,7 +51,7 @@ class Traced:
 def run_traced(command: list[str], *, use_pty: bool | None = None) -> Traced:
     """Run `command`, copying its output through; returns how it ended."""
     if use_pty is None:
-        use_pty = sys.stdout.isatty() and sys.platform != "win32"
+        use_pty = sys.stdout is not None and sys.stdout.isatty() and sys.platform != "win32"
     try:
         if use_pty:
             return _run_on_pty(command)
@@ -84,16 +84,19 @@ class _Tail:
         return bytes(self.data[-TAIL_BYTES:])
 
 
-def _write(fd: int, chunk: bytes) -> None:
+def _write(fd: int, chunk: bytes) -> bool:
+    """Write all of `chunk`; False when our reader has gone (a closed pipe, a full disk, a
+    closed descriptor), so that the caller can let the command find that out too."""
     view = memoryview(chunk)
     while view:
         try:
             written = os.write(fd, view)
-        except BrokenPipeError:
-            return  # our reader went away; keep draining so the command is not blocked
         except InterruptedError:
             continue
+        except OSError:
+            return False
         view = view[written:]
+    return True
 
 
 def _ignoring_interrupts():
@@ -108,6 +111,7 @@ def _run_piped(command: list[str]) -> Traced:
     previous = _ignoring_interrupts()
     tail = _Tail()
     try:
+        pipes = {process.stdout.fileno(): process.stdout, process.stderr.fileno(): process.stderr}
         streams = {process.stdout.fileno(): 1, process.stderr.fileno(): 2}
         while streams:
             readable, _, _ = select.select(list(streams), [], [])
@@ -116,9 +120,14 @@ def _run_piped(command: list[str]) -> Traced:
                 if not chunk:
                     del streams[fd]
                     continue
-                _write(streams[fd], chunk)
                 if streams[fd] == 2:
                     tail.add(chunk)
+                if not _write(streams[fd], chunk):
+                    # Where our output went is gone (`trace -- yes | head -1`): close the
+                    # command's pipe too, so that its next write fails as it would without
+                    # trace, instead of it running on forever into our drain.
+                    del streams[fd]
+                    pipes[fd].close()
         returncode = process.wait()
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -44,9 +44,11 @@ def test_prose_and_snippet_that_are_not_utf8_still_show(args: list[str]) -> None
 
 
 def test_search_reads_prose_that_is_not_utf8() -> None:
-    result = run_redteam("search", "latin", "bytes")
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("rt-not-utf8\t")
+    # The words are found in the undecodable Symptom section; a fixture with no questions is
+    # not a confident answer, so --json shows the ranking whatever the exit code.
+    result = run_redteam("search", "latin", "bytes", "--json")
+    assert result.returncode in (0, 1), result.stderr
+    assert json.loads(result.stdout)[0]["id"] == "rt-not-utf8"
 
 
 def test_a_snippet_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:

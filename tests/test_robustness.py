@@ -305,7 +305,8 @@ def test_ctrl_c_exits_130_quickly_with_no_orphans(tmp_path: Path, command: str) 
 
 
 @pytest.mark.parametrize(
-    "pipeline", ["list | head -1", "show detach | head -3", "search gradient | head -1"]
+    "pipeline",
+    ["list | head -1", "show detach | head -3", "search focal loss nan | head -1"],
 )
 def test_closed_pipe_ends_quietly(pipeline: str) -> None:
     command, rest = pipeline.split(" | ", 1)

@@ -7,6 +7,7 @@ of that file.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -58,7 +59,7 @@ def find_config(start: Path, explicit: Path | None = None) -> CheckConfig:
         else [folder / "pyproject.toml" for folder in [start, *start.parents]]
     )
     for candidate in candidates:
-        if not candidate.is_file():
+        if not os.path.isfile(candidate):  # False, not PermissionError, in a locked folder
             if explicit is not None:
                 raise ConfigError(f"{candidate}: no such file")
             continue
@@ -66,7 +67,14 @@ def find_config(start: Path, explicit: Path | None = None) -> CheckConfig:
             data = _toml_loads(candidate.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as err:
             raise ConfigError(f"{candidate}: cannot read it: {err}") from err
-        table = data.get("tool", {}).get("pitfalls", {}).get("check")
+        table: Any = data
+        for key in ("tool", "pitfalls", "check"):
+            if table is None:
+                break
+            if not isinstance(table, dict):  # `tool = 1`: not ours to use, and no traceback
+                where = "[tool]" if key == "pitfalls" else "[tool.pitfalls]"
+                raise ConfigError(f"{candidate}: {where} must be a table")
+            table = table.get(key)
         if table is None and explicit is None:
             continue
         config = _parse(table or {}, candidate)

@@ -7,6 +7,7 @@ Nothing here imports torch: the checker reads code, it never runs it.
 from __future__ import annotations
 
 import ast
+import codecs
 import os
 import re
 import tokenize
@@ -49,18 +50,27 @@ class FileResult:
     fixed: str | None = None
     fixed_count: int = 0
     error: str | None = None
+    encoding: str = "utf-8"  # how `fixed` is written back: the file's own (a BOM is kept)
 
 
 def read_source(path: Path) -> str:
     """A Python file's text, honouring a PEP 263 coding line; a notebook as UTF-8."""
-    data = path.read_bytes()
-    if path.suffix == ".ipynb":
-        return data.decode("utf-8")
+    return decode_source(path.read_bytes(), is_notebook(path))[0]
+
+
+def decode_source(data: bytes, notebook: bool = False) -> tuple[str, str]:
+    """(text, encoding) of a file's bytes, as Python reads them: a UTF-8 BOM is not part of
+    the text (ast calls it an invalid character), and a PEP 263 coding line names the
+    encoding of a file that is not UTF-8. `text.encode(encoding)` gives the bytes back."""
+    if notebook:
+        return data.decode("utf-8"), "utf-8"
+    if data.startswith(codecs.BOM_UTF8):
+        return data[len(codecs.BOM_UTF8) :].decode("utf-8"), "utf-8-sig"
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         encoding, _ = tokenize.detect_encoding(BytesIO(data).readline)
-        return data.decode(encoding)
+        return data.decode(encoding), encoding
 
 
 def is_notebook(path: Path | None) -> bool:
@@ -70,11 +80,21 @@ def is_notebook(path: Path | None) -> bool:
 def check_path(path: Path, display: str, settings: Settings) -> FileResult:
     """Check one file on disk (the file is not written: see `FileResult.fixed`)."""
     try:
-        text = read_source(path)
-    except (OSError, UnicodeDecodeError, SyntaxError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
-        return FileResult(display, error=f"cannot read {display}: {reason}")
-    return check_text(text, path, display, settings)
+        data = path.read_bytes()
+    except OSError as err:
+        return FileResult(display, error=f"cannot read {display}: {err.strerror or err}")
+    return check_bytes(data, path, display, settings)
+
+
+def check_bytes(data: bytes, path: Path | None, display: str, settings: Settings) -> FileResult:
+    """Check a file's bytes (decoded as Python would; see `decode_source`)."""
+    try:
+        text, encoding = decode_source(data, is_notebook(path))
+    except (UnicodeDecodeError, SyntaxError) as err:
+        return FileResult(display, error=f"cannot read {display}: {err}")
+    result = check_text(text, path, display, settings)
+    result.encoding = encoding
+    return result
 
 
 def check_text(text: str, path: Path | None, display: str, settings: Settings) -> FileResult:
@@ -88,7 +108,11 @@ def check_text(text: str, path: Path | None, display: str, settings: Settings) -
     try:
         findings, parsed = _lint(text, notebook, settings, ignored)
     except ValueError as err:  # a .ipynb that is not notebook JSON
-        return FileResult(display, error=f"cannot read {display}: {err}")
+        result.error = f"cannot read {display}: {err}"
+        return result
+    except (RecursionError, MemoryError):  # too deep for the parser, or for our rules
+        result.error = f"cannot check {display}: its code is nested too deeply"
+        return result
     if settings.fix:
         current = text
         for _ in range(MAX_FIX_ROUNDS):
@@ -100,7 +124,7 @@ def check_text(text: str, path: Path | None, display: str, settings: Settings) -
             new = parsed.with_text(new_source) if isinstance(parsed, ParsedNotebook) else new_source
             try:
                 new_findings, new_parsed = _lint(new, notebook, settings, ignored)
-            except ValueError:
+            except (ValueError, RecursionError, MemoryError):
                 break
             if any(f.code == SYNTAX_ERROR for f in new_findings) > any(
                 f.code == SYNTAX_ERROR for f in findings

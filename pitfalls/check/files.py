@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +92,7 @@ class _Ignores:
 
     def add(self, folder: Path) -> None:
         path = folder / ".gitignore"
-        if not path.is_file():
+        if not os.path.isfile(path):  # False, not PermissionError, in a folder we cannot enter
             return
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
@@ -128,20 +129,27 @@ def discover(
     exclude: list[str],
     respect_gitignore: bool = True,
     force_exclude: bool = False,
-) -> tuple[list[Path], list[Path]]:
-    """(files to check, paths that do not exist), in a stable order. With `force_exclude`,
-    `exclude` applies to files named on the command line too (for pre-commit)."""
+) -> tuple[list[Path], list[Path], list[tuple[Path, str]]]:
+    """(files to check, paths that do not exist, (path, reason) for each path that exists
+    but cannot be read or listed), in a stable order. With `force_exclude`, `exclude`
+    applies to files named on the command line too (for pre-commit)."""
     found: list[Path] = []
     missing: list[Path] = []
+    unreadable: list[tuple[Path, str]] = []
     seen: set[Path] = set()
     globs = Globs(exclude, root)
     for path in paths:
-        if not path.exists():
+        try:
+            is_dir = stat.S_ISDIR(os.stat(path).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
             missing.append(path)
+            continue
+        except OSError as err:  # a folder on the way we may not enter, a symlink loop
+            unreadable.append((path, err.strerror or str(err)))
             continue
         if force_exclude and _excluded_with_parents(path, globs, root):
             continue
-        if not path.is_dir():
+        if not is_dir:
             if path not in seen:
                 seen.add(path)
                 found.append(path)
@@ -150,11 +158,12 @@ def discover(
         if respect_gitignore:
             for folder in _git_ancestors(path):
                 ignores.add(folder)
-        for file in _walk(path, globs, ignores, respect_gitignore):
+        walk = _Walk(globs, ignores, respect_gitignore, unreadable)
+        for file in walk.files(path):
             if file not in seen:
                 seen.add(file)
                 found.append(file)
-    return found, missing
+    return found, missing, unreadable
 
 
 def _excluded_with_parents(path: Path, globs: Globs, root: Path) -> bool:
@@ -168,32 +177,50 @@ def _excluded_with_parents(path: Path, globs: Globs, root: Path) -> bool:
     return False
 
 
-def _walk(top: Path, exclude: Globs, ignores: _Ignores, gitignore: bool) -> Iterator[Path]:
-    """Files under `top` in sorted order; scandir's cached types avoid a stat per file, and
-    anything that is not a regular file (a FIFO would block the reader) is left out."""
-    if gitignore:
-        ignores.add(top)
-    try:
-        entries = sorted(os.scandir(top), key=lambda e: e.name)
-    except OSError:
-        return
-    folders = []
-    for entry in entries:
-        child = Path(entry.path)
+@dataclass
+class _Walk:
+    """One walk down a folder: what to skip, and the folders that could not be listed."""
+
+    exclude: Globs
+    ignores: _Ignores
+    gitignore: bool
+    unreadable: list[tuple[Path, str]]
+    # (device, inode) of each folder entered: a symlink back up (`ln -s .. sub/up`) made
+    # the walk endless, each cycle doubling the paths to visit.
+    entered: set[tuple[int, int]] = field(default_factory=set)
+
+    def files(self, top: Path) -> Iterator[Path]:
+        """Files under `top` in sorted order; scandir's cached types avoid a stat per file,
+        and anything that is not a regular file (a FIFO would block the reader) is left out."""
         try:
-            is_dir = entry.is_dir()
-            is_file = not is_dir and entry.is_file()
-        except OSError:
-            continue
-        if is_dir:
-            if exclude.match(child) or (child / "pyvenv.cfg").is_file():
-                continue  # a virtual environment under any name
-            if gitignore and ignores.ignored(child, True):
+            info = os.stat(top)
+            entries = sorted(os.scandir(top), key=lambda e: e.name)
+        except OSError as err:
+            self.unreadable.append((top, err.strerror or str(err)))
+            return
+        if (info.st_dev, info.st_ino) in self.entered:
+            return
+        self.entered.add((info.st_dev, info.st_ino))
+        if self.gitignore:
+            self.ignores.add(top)
+        folders = []
+        for entry in entries:
+            child = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+                is_file = not is_dir and entry.is_file()
+            except OSError:
                 continue
-            folders.append(child)
-        elif is_file and entry.name.endswith(SUFFIXES):
-            if exclude.match(child) or gitignore and ignores.ignored(child, False):
-                continue
-            yield child
-    for folder in folders:
-        yield from _walk(folder, exclude, ignores, gitignore)
+            if is_dir:
+                if self.exclude.match(child) or os.path.isfile(child / "pyvenv.cfg"):
+                    continue  # a virtual environment under any name
+                if self.gitignore and self.ignores.ignored(child, True):
+                    continue
+                folders.append(child)
+            elif is_file and entry.name.endswith(SUFFIXES):
+                ignored = self.gitignore and self.ignores.ignored(child, False)
+                if ignored or self.exclude.match(child):
+                    continue
+                yield child
+        for folder in folders:
+            yield from self.files(folder)

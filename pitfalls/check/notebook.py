@@ -13,7 +13,9 @@ import ast
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
+
+from pitfalls.check.checker import split_lines
 
 ASSIGNED_MAGIC = re.compile(r"^(\s*)([\w.]+\s*=\s*)[%!]")
 HELP_QUERY = re.compile(r"^[\w.]+\?{1,2}\s*$")  # `obj?`, `obj??`
@@ -33,6 +35,7 @@ class ParsedNotebook:
     text: str  # the code cells' original sources, joined
     tree: ast.Module
     syntax_errors: list[tuple[int, int, str]] = field(default_factory=list)  # line, col, msg
+    raw: str = ""  # the notebook's JSON text, for its layout
 
     def locate(self, line: int) -> tuple[int | None, int]:
         """(cell index, line within the cell) for a line of the joined text."""
@@ -42,21 +45,43 @@ class ParsedNotebook:
         return None, line
 
     def with_text(self, text: str) -> str:
-        """The notebook JSON with each code cell's source replaced from the joined `text`."""
-        lines = text.splitlines(keepends=True)
+        """The notebook JSON with each code cell's source replaced from the joined `text`,
+        laid out as the original was (see `_layout`), so only the fixed text changes."""
+        lines = split_lines(text)
         data = json.loads(json.dumps(self.data))
         for cell in self.cells:
-            count = cell.source.count("\n")
+            count = len(split_lines(cell.source))
             new = "".join(lines[cell.first_line - 1 : cell.first_line - 1 + count])
             raw = data["cells"][cell.index - 1]
             original = raw.get("source", "")
             original = "".join(original) if isinstance(original, list) else original
             if not original.endswith("\n") and new.endswith("\n"):
                 new = new[:-1]
-            raw["source"] = (
-                new.splitlines(keepends=True) if isinstance(raw.get("source"), list) else new
-            )
-        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+            if new == original:
+                continue  # keep the cell as written, however its lines were split
+            raw["source"] = split_lines(new) if isinstance(raw.get("source"), list) else new
+        return _layout(self.data, self.raw)(data)
+
+
+# JSON layouts notebooks are written in: nbformat's (indent 1), and those of other tools.
+_LAYOUTS = [
+    {"indent": indent, "ensure_ascii": ascii_only}
+    for indent in (1, 2, 4, None, 0, "\t", 3)
+    for ascii_only in (False, True)
+] + [{"indent": None, "ensure_ascii": a, "separators": (",", ":")} for a in (False, True)]
+
+
+def _layout(data: Any, raw: str) -> Callable[[Any], str]:
+    """A function that writes notebook data the way `raw` (the text `data` was read from)
+    is written: indent, escapes, line endings, final newline. A layout no candidate
+    reproduces exactly gets nbformat's own."""
+    newline = "\r\n" if "\r\n" in raw else "\n"
+    end = raw[len(raw.rstrip()) :]
+    for options in _LAYOUTS:
+        # Strings never hold a raw newline in JSON, so newlines are layout only.
+        if json.dumps(data, **options).replace("\n", newline) + end == raw:
+            return lambda new: json.dumps(new, **options).replace("\n", newline) + end
+    return lambda new: json.dumps(new, indent=1, ensure_ascii=False) + "\n"
 
 
 def neutralise(source: str) -> str | None:
@@ -89,9 +114,11 @@ def parse_notebook(raw: str) -> ParsedNotebook:
     """Parse every code cell; raises ValueError when `raw` is not notebook JSON."""
     try:
         data = json.loads(raw)
-        cells_data = data["cells"]
-    except (json.JSONDecodeError, KeyError, TypeError) as err:
+    except json.JSONDecodeError as err:
         raise ValueError(f"not a Jupyter notebook: {err}") from err
+    cells_data = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells_data, list):
+        raise ValueError("not a Jupyter notebook: no list of `cells`")
     cells: list[Cell] = []
     body: list[ast.stmt] = []
     errors: list[tuple[int, int, str]] = []
@@ -100,7 +127,10 @@ def parse_notebook(raw: str) -> ParsedNotebook:
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        elif not isinstance(source, str):
+            raise ValueError(f"not a Jupyter notebook: cell {index}'s `source` is not text")
         if not source.endswith("\n"):
             source += "\n"
         cells.append(Cell(index, source, line))
@@ -113,6 +143,6 @@ def parse_notebook(raw: str) -> ParsedNotebook:
             else:
                 ast.increment_lineno(tree, line - 1)
                 body.extend(tree.body)
-        line += source.count("\n")
+        line += len(split_lines(source))  # as Python counts lines: not at \f or \u2028
     text = "".join(cell.source for cell in cells)
-    return ParsedNotebook(data, cells, text, ast.Module(body=body, type_ignores=[]), errors)
+    return ParsedNotebook(data, cells, text, ast.Module(body=body, type_ignores=[]), errors, raw)

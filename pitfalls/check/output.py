@@ -136,7 +136,7 @@ def render_sarif(findings: list[Finding]) -> str:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.path.replace("\\", "/")},
+                        "artifactLocation": {"uri": _uri(f.path)},
                         "region": region,
                     }
                 }
@@ -163,6 +163,14 @@ def render_sarif(findings: list[Finding]) -> str:
         ],
     }
     return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
+
+
+def _uri(path: str) -> str:
+    """A path as a relative URI reference: `%`, spaces and `#` escaped, and `:` too, so that
+    `c:/x.py` or `na:me.py` is not read as a URI scheme."""
+    from urllib.parse import quote
+
+    return quote(path.replace("\\", "/"), safe="/")
 
 
 def _escape_property(text: str) -> str:

@@ -16,6 +16,7 @@ from pitfalls.cli.common import (
     installed_torch_version,
     language,
     plain_output,
+    read_stdin,
     registry,
     resolve,
 )
@@ -231,7 +232,7 @@ def search(
     from pitfalls.search import search as rank
 
     lang = language(lang)
-    text = sys.stdin.read() if query == ["-"] else " ".join(query)
+    text = read_stdin() if query == ["-"] else " ".join(query)
     if not text.strip():
         fail(t("search.empty", lang), 2)
     hits = rank(registry(), text, limit=limit)

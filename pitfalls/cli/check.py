@@ -114,16 +114,18 @@ def check(
         numpy_below_2=cfg.numpy_below_2,
         fix=fix or diff,
     )
+    stdin_data = None
     if from_stdin:
-        results = [_check_stdin(stdin_filename, settings)]
+        stdin_data = _read_stdin_bytes()
+        results = [_check_stdin(stdin_data, stdin_filename, settings)]
         files = 1
     else:
-        from pitfalls.check.driver import check_files
+        from pitfalls.check.driver import FileResult, check_files
         from pitfalls.check.files import discover
 
         exclude = list(DEFAULT_EXCLUDE if cfg.exclude is None else cfg.exclude)
         exclude += cfg.extend_exclude
-        found, missing = discover(
+        found, missing, unreadable = discover(
             [Path(w) for w in words],
             cfg.root,
             exclude,
@@ -140,39 +142,68 @@ def check(
                 "or .gitignore'd: see --no-respect-gitignore)"
             )
         results = check_files([(p, _display(p)) for p in found], settings)
+        # A folder that cannot be listed is an error after the rest is checked, like a file
+        # that cannot be read.
+        results += [
+            FileResult(_display(p), error=f"cannot read {_display(p)}: {why}")
+            for p, why in unreadable
+        ]
         files = len(found)
-    _finish(results, files, output_format, statistics, exit_zero, quiet, fix, diff, from_stdin)
+    _finish(results, files, output_format, statistics, exit_zero, quiet, fix, diff, stdin_data)
 
 
 def _common(words: list[str]) -> Path:
     """The folder to look for pyproject.toml from: the paths' common folder."""
     import os
 
-    folders = [
-        str(Path(w).resolve() if Path(w).is_dir() else Path(w).resolve().parent) for w in words
-    ]
+    folders = [str(_resolve(w) if os.path.isdir(w) else _resolve(w).parent) for w in words]
     try:
         return Path(os.path.commonpath(folders))
     except ValueError:  # different drives
         return Path.cwd()
 
 
+def _resolve(path: str | Path) -> Path:
+    """The absolute path, with symlinks resolved where they can be (not in a loop, not in
+    a folder we may not enter: those are reported when the path is read)."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError):
+        return Path(path).absolute()
+
+
 def _display(path: Path) -> str:
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(_resolve(path).relative_to(Path.cwd().resolve()))
     except ValueError:
         return str(path)
 
 
-def _check_stdin(stdin_filename: str | None, settings):  # type: ignore[no-untyped-def]
-    from pitfalls.check.driver import check_text
+def _read_stdin_bytes() -> bytes:
+    if sys.stdin is None:
+        fail("stdin is closed: pipe the source in, or name a file", 2)
+    buffer = getattr(sys.stdin, "buffer", None)
+    return buffer.read() if buffer is not None else sys.stdin.read().encode("utf-8")
 
-    text = sys.stdin.read()
+
+def _check_stdin(data: bytes, stdin_filename: str | None, settings):  # type: ignore[no-untyped-def]
+    from pitfalls.check.driver import check_bytes
+
     path = Path(stdin_filename) if stdin_filename else None
-    return check_text(text, path, stdin_filename or "-", settings)
+    return check_bytes(data, path, stdin_filename or "-", settings)
 
 
-def _finish(results, files, output_format, statistics, exit_zero, quiet, fix, diff, stdin):  # type: ignore[no-untyped-def]
+def _write_stdout_bytes(data: bytes) -> None:
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8", errors="replace"))
+    else:
+        buffer.write(data)
+        buffer.flush()
+
+
+def _finish(results, files, output_format, statistics, exit_zero, quiet, fix, diff, stdin_data):  # type: ignore[no-untyped-def]
     from pitfalls.check.output import (
         render_github,
         render_json,
@@ -181,6 +212,8 @@ def _finish(results, files, output_format, statistics, exit_zero, quiet, fix, di
         render_text,
         summary,
     )
+
+    stdin = stdin_data is not None
 
     errors = [r.error for r in results if r.error]
     for error in errors:
@@ -202,13 +235,17 @@ def _finish(results, files, output_format, statistics, exit_zero, quiet, fix, di
             if stdin:
                 continue
             try:
-                Path(_path_of(result.path)).write_text(result.fixed, encoding="utf-8")
-            except OSError as err:
-                warn(f"pitfalls: cannot write {result.path}: {err.strerror or err}")
+                # Bytes, in the file's own encoding: no newline translation, BOM kept.
+                Path(_path_of(result.path)).write_bytes(result.fixed.encode(result.encoding))
+            except (OSError, UnicodeEncodeError) as err:
+                warn(f"pitfalls: cannot write {result.path}: {getattr(err, 'strerror', 0) or err}")
                 errors.append(result.path)
         if stdin:
+            # What an editor replaces its buffer with: the input itself when nothing was fixed
+            # or it could not be read.
             result = results[0]
-            sys.stdout.write(result.fixed if result.fixed is not None else result.original or "")
+            fixed = result.fixed.encode(result.encoding) if result.fixed is not None else None
+            _write_stdout_bytes(fixed if fixed is not None else stdin_data)
     findings = [f for r in results for f in r.findings]
     color = not plain_output()
     out = sys.stderr if fix and stdin else sys.stdout
@@ -240,8 +277,11 @@ def _path_of(display: str) -> str:
 
 
 def _unified_diff(result) -> str:  # type: ignore[no-untyped-def]
-    before = (result.original or "").splitlines(keepends=True)
-    after = (result.fixed or "").splitlines(keepends=True)
+    from pitfalls.check.checker import split_lines
+
+    # Lines as Python counts them: str.splitlines() also breaks at \f and \u2028.
+    before = split_lines(result.original) if result.original else []
+    after = split_lines(result.fixed) if result.fixed else []
     lines = difflib.unified_diff(before, after, f"a/{result.path}", f"b/{result.path}")
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 

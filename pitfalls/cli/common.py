@@ -69,6 +69,19 @@ def warn(text: str) -> None:
     sys.stderr.flush()
 
 
+def read_stdin() -> str:
+    """All of stdin as text; bytes the encoding cannot decode become U+FFFD (a strict
+    PYTHONIOENCODING must not turn a pasted log into a traceback). Exits 2 when stdin is
+    closed."""
+    stream = sys.stdin
+    if stream is None:
+        fail("stdin is closed: pipe the text in, or name a file", 2)
+    buffer = getattr(stream, "buffer", None)
+    if buffer is None:  # a replaced sys.stdin (tests, embedding) that only has text
+        return stream.read()
+    return buffer.read().decode(stream.encoding or "utf-8", errors="replace")
+
+
 def fail(message: str, code: int) -> NoReturn:
     """Print a one-line error to stderr and exit with `code`."""
     warn(f"pitfalls: {message}")
