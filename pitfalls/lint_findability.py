@@ -123,6 +123,8 @@ def _check_constant_observations(recipe: _Recipe, expectations: list[Any]) -> No
 def _constant_observations(snippet: Path) -> set[tuple[str, str]]:
     """(side, key) pairs that problem()/fix() return as a literal in a dict display."""
     try:
+        if not snippet.is_file():  # missing, a folder, or a FIFO that would block
+            return set()
         tree = ast.parse(snippet.read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError, ValueError):
         return set()
@@ -132,7 +134,12 @@ def _constant_observations(snippet: Path) -> set[tuple[str, str]]:
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Dict):
                     for key, value in zip(sub.value.keys, sub.value.values):
-                        if isinstance(key, ast.Constant) and isinstance(value, ast.Constant):
+                        # None never satisfies a comparison: a placeholder, not a claim.
+                        if (
+                            isinstance(key, ast.Constant)
+                            and isinstance(value, ast.Constant)
+                            and value.value is not None
+                        ):
                             found.add((node.name, key.value))
     return found
 

@@ -20,6 +20,10 @@ torch = ">=1.13"  # the PEP 440 range in which the claim holds
 references = [
   "https://docs.pytorch.org/docs/stable/index.html",  # TODO: the API's own page
 ]
+# TODO: the message fragments the pitfall raises or warns, each also the `match` of an
+# expectation (see recipes/README.md); remove `errors` if it never raises or warns.
+errors = []
+related = ["detach"]  # TODO: the recipes a reader should see next
 
 [title]
 en = "TODO: what goes wrong, in a few words"
@@ -40,6 +44,11 @@ equals = true
 side = "fix"
 key = "pitfall_observed"
 equals = false
+
+# Three to six ways users describe the problem in their own words, written natively.
+[questions]
+en = ["TODO: a user's words", "TODO: another phrasing", "TODO: a third one"]
+zh = ["TODO：用户的说法", "TODO：另一种说法", "TODO：第三种说法"]
 """
 
 SNIPPET = '''\
