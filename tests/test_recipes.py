@@ -68,13 +68,26 @@ def test_recipe_reproduces_and_fixes_on_cpu(verified: dict[str, dict], recipe_id
     assert unproven == [], "errors entries that the run contradicted"
 
 
+@pytest.fixture(scope="module")
+def standalone() -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every snippet run as `python snippet.py`, as a reader runs it: a fresh interpreter each,
+    as many at once as there are cores."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(recipe_id: str) -> subprocess.CompletedProcess[str]:
+        snippet = CATALOGUE.resolve(recipe_id).snippet_path
+        return subprocess.run(
+            [sys.executable, str(snippet)], capture_output=True, text=True, timeout=300
+        )
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return dict(zip(IDS, pool.map(run, IDS)))
+
+
 @needs_torch
 @pytest.mark.parametrize("recipe_id", IDS)
-def test_snippet_runs_standalone(recipe_id: str) -> None:
-    snippet = CATALOGUE.resolve(recipe_id).snippet_path
-    result = subprocess.run(
-        [sys.executable, str(snippet)], capture_output=True, text=True, timeout=120
-    )
+def test_snippet_runs_standalone(standalone, recipe_id: str) -> None:
+    result = standalone[recipe_id]
     assert result.returncode == 0, result.stderr[-2000:]
     assert "problem:" in result.stdout and "fix:" in result.stdout
 
