@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,20 +83,56 @@ def load_record(path: Path) -> dict[str, Any]:
     return data
 
 
+WRITER_MARK = '"written_by": "tools/torch-matrix'
+
+
 def rows_for(recipe: Recipe) -> list[dict[str, Any]] | None:
     """The recorded rows of `recipe`, or None when its folder keeps no record at all."""
     path = record_path(recipe.path.parent)
     if not path.is_file():
         return None
-    rows = load_record(path)["recipes"].get(recipe.id, [])
+    rows = None
+    if str(path) not in _LOADED:
+        rows = _rows_of_one(path, recipe.id)
+    if rows is None:
+        rows = load_record(path)["recipes"].get(recipe.id, [])
+    if not isinstance(rows, list):
+        return []
     return [r for r in rows if isinstance(r, dict) and isinstance(r.get("torch"), str)]
 
 
+def _rows_of_one(path: Path, recipe_id: str) -> list[Any] | None:
+    """One recipe's rows, parsed alone: the tool writes each recipe as `    "id": [` and one
+    row a line, and parsing the whole record (hundreds of kB) would cost `show` more than
+    everything else this module does. None when the file is not in that shape."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if WRITER_MARK not in text[:200]:
+        return None
+    start = text.find(f"\n    {json.dumps(recipe_id)}: [\n")
+    if start < 0:
+        return [] if f"{json.dumps(recipe_id)}:" not in text else None
+    start = text.index("[", start)
+    end = text.find("\n    ]", start)
+    try:
+        rows = json.loads(text[start:end] + "\n]")
+    except ValueError:
+        return None
+    return rows if isinstance(rows, list) else None
+
+
+@lru_cache(maxsize=1)
 def installed_torch() -> str | None:
     """The installed torch's version, from its `.dist-info` folder: what importlib.metadata
-    finds first on sys.path, without parsing torch's large METADATA file. torch is never
-    imported."""
+    finds first on sys.path, without parsing torch's large METADATA file (which costs more
+    than the rest of this). torch is never imported."""
     for folder in sys.path:
+        # Only a folder holding the torch package can hold its dist-info: one stat each
+        # instead of listing the standard library.
+        if not os.path.isdir(os.path.join(folder or ".", "torch")):
+            continue
         try:
             names = os.listdir(folder or ".")
         except OSError:

@@ -23,7 +23,6 @@ from pitfalls.checked import (
     load_record,
     record_path,
     revision,
-    rows_for,
     summarise,
     summary,
     summary_line,
@@ -64,11 +63,26 @@ def test_record_is_well_formed() -> None:
         keys = set()
         for row in rows:
             assert row["status"] in STATUSES, row
-            for name in ("torch", "device", "revision", "date", "python"):
+            names = ("torch", "device", "revision", "date")
+            if row["status"] != "skipped":  # a recipe skipped for its devices saw no Python
+                names += ("python", "platform")
+            for name in names:
                 assert isinstance(row.get(name), str) and row[name], (recipe_id, name, row)
             key = (row["device"], row.get("device_name"), row["torch"])
             assert key not in keys, f"{recipe_id}: two rows for {key}"
             keys.add(key)
+
+
+def test_one_recipes_rows_parse_alone_as_in_the_whole_record() -> None:
+    """`show` parses only its recipe's lines of the record: the same rows as a full parse."""
+    from pitfalls.checked import _rows_of_one
+
+    path = record_path(builtin_dir())
+    if not path.is_file():
+        pytest.skip("no record yet")
+    for recipe_id, rows in RECORD["recipes"].items():
+        assert _rows_of_one(path, recipe_id) == rows, recipe_id
+    assert _rows_of_one(path, "no-such-recipe") == []
 
 
 def test_record_ships_in_the_wheel() -> None:
@@ -230,8 +244,9 @@ def test_summary_reads_torch_version_without_importing_it(tmp_path: Path) -> Non
 
 
 def test_tui_info_shows_the_record() -> None:
-    from pitfalls.tui.widgets.info_view import info_renderable
     from rich.console import Console
+
+    from pitfalls.tui.widgets.info_view import info_renderable
 
     recipe = Registry.load([Source(TUI_RECIPES, "fixtures")]).resolve("half-overflow")
     console = Console(width=200, record=True)

@@ -32,7 +32,9 @@ def first_batch(loader):
     try:
         return next(iter(loader))
     except RuntimeError as err:
-        return f"{type(err).__name__}: {err}"[:2000]
+        text = f"{type(err).__name__}: {err}"
+        # A worker's error arrives with its traceback: keep the end, where the message is.
+        return text if len(text) <= 2000 else text[:1000] + "\n...\n" + text[-1000:]
 
 
 def problem(device: str) -> dict:

@@ -42,9 +42,11 @@ def _hide_gpus_and_run(body, send) -> None:
 
 def run_without_gpu(body) -> dict:
     # CUDA reads CUDA_VISIBLE_DEVICES once, when it starts in a process. A forked child can
-    # start CUDA itself only if this process has not started it yet (see cuda-fork); if it has,
-    # the child must be a fresh interpreter ("spawn"), which imports torch again.
-    method = "spawn" if torch.cuda.is_initialized() else None  # None: the platform's default
+    # start CUDA itself only if this process has not touched the CUDA runtime (see cuda-fork);
+    # on a CUDA build even `torch.cuda.is_available()` may have, so the child must then be a
+    # fresh interpreter ("spawn"), which imports torch again. A CPU-only build can fork.
+    cuda_build = torch.version.cuda is not None
+    method = "spawn" if cuda_build or torch.cuda.is_initialized() else None
     context = multiprocessing.get_context(method)
     receive, send = context.Pipe(duplex=False)
     child = context.Process(target=_hide_gpus_and_run, args=(body, send))
