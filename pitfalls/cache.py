@@ -29,6 +29,18 @@ def cache_dir() -> Path | None:
     return Path(base) / "pitfalls"
 
 
+def cache_file(folder: Path, kind: str = "recipes") -> Path | None:
+    """The cache file of a folder of recipes (`kind`: recipes or search), None when off."""
+    root = cache_dir()
+    if root is None:
+        return None
+    digest = hashlib.sha1(str(folder.resolve()).encode("utf-8")).hexdigest()[:16]
+    # marshal loads several times faster than json and needs no import; its format is tied
+    # to the Python version, hence the tag in the name.
+    tag = sys.implementation.cache_tag or "python"
+    return root / f"{kind}-{digest}.{tag}.marshal"
+
+
 def folder_key(toml_stat: os.stat_result, present: list[str]) -> list[Any]:
     """What must not change for a cached entry to stay valid."""
     return [toml_stat.st_mtime_ns, toml_stat.st_size, sorted(present)]
@@ -129,12 +141,7 @@ class FolderCache:
         self.entries: dict[str, Any] = {}
         self.changed = False
         self.version = version
-        root = cache_dir()
-        digest = hashlib.sha1(str(folder.resolve()).encode("utf-8")).hexdigest()[:16]
-        # marshal loads several times faster than json and needs no import; its format is
-        # tied to the Python version, hence the tag in the name.
-        tag = sys.implementation.cache_tag or "python"
-        self.file = root / f"{kind}-{digest}.{tag}.marshal" if root else None
+        self.file = cache_file(folder, kind)
         if self.file is None:
             return
         try:
@@ -190,22 +197,28 @@ class FolderCache:
             pass
 
 
-def cached_render(key_parts: list[Any], render: Callable[[], str]) -> str:
+def cached_render(
+    key_parts: list[Any], render: Callable[[], str], wait: Callable[[], bool] | None = None
+) -> str:
     """Text from `render()`, memoised on disk under a digest of `key_parts`.
 
     `show` uses this for its rendered page: highlighting a snippet with Pygments costs more
     than the rest of the command, and the result depends only on the recipe's files, the
-    language and the terminal (all in the key).
+    language and the terminal (all in the key). On a miss, `wait()` (when given) waits for
+    another process that may be writing this entry, and returns whether there was one.
     """
     root = cache_dir()
     if root is None:
         return render()
     digest = hashlib.sha1(repr(key_parts).encode("utf-8")).hexdigest()
     file = root / "pages" / f"{digest}.txt"
-    try:
-        return file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        pass
+    for attempt in range(2):
+        try:
+            return file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            pass
+        if attempt or wait is None or not wait():
+            break
     text = render()
     try:
         file.parent.mkdir(parents=True, exist_ok=True)

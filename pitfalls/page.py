@@ -1,9 +1,20 @@
-"""A recipe as one Markdown page: what `show`, the notebook extension and the TUI render."""
+"""A recipe as one Markdown page: what `show`, the notebook extension and the TUI render;
+and that page rendered by Rich for a terminal, as `show` prints it (through the page cache).
+
+Nothing here imports Typer: the child that renders a page while the CLI starts (see
+`pitfalls._startup`) uses it too.
+"""
 
 from __future__ import annotations
 
+import re
+from typing import TYPE_CHECKING, Any
+
 from pitfalls.i18n import t
 from pitfalls.model import Recipe
+
+if TYPE_CHECKING:
+    from pitfalls.registry import Registry
 
 
 def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = None) -> str:
@@ -35,3 +46,80 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
         lines += [f"- `{name}` (`pitfalls show {name}`)" for name in recipe.related]
     lines += ["", t("show.run_hint", lang, id=recipe.id), ""]
     return "\n".join(lines)
+
+
+def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
+    """The page rendered for this terminal, from the page cache when nothing changed."""
+    from pitfalls import __version__, _startup
+    from pitfalls.cache import cached_render, files_signature
+    from pitfalls.checked import RECORD_NAME, installed_torch
+    from pitfalls.render import console
+
+    out = console()
+    key = [
+        __version__,
+        str(recipe.path),
+        files_signature(recipe.path, ("recipe.toml", "en.md", "zh.md", "snippet.py")),
+        # The line under the title reads the record and compares the installed torch.
+        files_signature(recipe.path.parent, (RECORD_NAME,)),
+        installed_torch(),
+        lang,
+        out.width,
+        out.color_system,
+        out.encoding,
+        out.no_color,
+    ]
+
+    def render() -> str:
+        with out.capture() as capture:
+            out.print(page_renderable(markdown))
+        return capture.get()
+
+    # A child started with the command may be rendering this very page: wait for it, read it.
+    return cached_render(key, render, wait=_startup.wait_for_page)
+
+
+def page_renderable(markdown: str) -> Any:
+    """A recipe page as Rich renders it: Markdown, with Python highlighted (monokai)."""
+    from rich.cells import cell_len
+    from rich.markdown import CodeBlock, Markdown
+    from rich.syntax import Syntax
+
+    class FittingCodeBlock(CodeBlock):
+        """Rich's code block, but a block whose every line fits the width is not word-wrapped
+        line by line: Syntax then renders it in one pass, in two thirds of the time, to the
+        same text (tests compare the two on every recipe page)."""
+
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            code = str(self.text).rstrip()
+            width = options.max_width - 2  # Markdown's code blocks have padding=1
+            fits = all(cell_len(line.expandtabs(4)) <= width for line in code.split("\n"))
+            yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=not fits, padding=1)
+
+    class PageMarkdown(Markdown):
+        elements = {**Markdown.elements, "fence": FittingCodeBlock, "code_block": FittingCodeBlock}
+
+    return PageMarkdown(plain_fences(markdown), code_theme="monokai")
+
+
+def plain_fences(markdown: str) -> str:
+    """Highlight Python only: shell and output blocks read fine plain, and each extra
+    Pygments lexer (bash, console) costs tens of milliseconds to build on every `show`."""
+    return re.sub(r"^```(?!python\b)[\w-]+[^\n]*$", "```text", markdown, flags=re.MULTILINE)
+
+
+def prepare_page(registry: Registry, word: str, explicit_lang: str | None) -> None:
+    """Put the page `pitfalls show WORD [--lang LANG]` would print into the page cache,
+    printing nothing: the work of the child that renders it while the CLI starts. It takes
+    the steps `show` takes; where it guesses otherwise, `show` finds no page under its own key
+    and renders the page itself."""
+    from pitfalls.check.rules import CODE_SHAPE, lookup
+    from pitfalls.i18n import SUPPORTED, choose_language
+
+    if explicit_lang is not None and explicit_lang not in SUPPORTED:
+        return
+    lang = choose_language(explicit_lang)
+    rule = lookup(word) if CODE_SHAPE.match(word) else None
+    recipe = registry.resolve(rule.recipe if rule is not None else word)
+    used, prose = recipe.prose_with_fallback(lang)
+    rendered_page(recipe, used, page_markdown(recipe, lang, prose, recipe.snippet()))

@@ -6,17 +6,26 @@ Verdicts use ✓ and ✗ symbols as well as colour, so that they read without co
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
-    from rich.console import RenderableType
+    from rich.console import Console, RenderableType
     from rich.text import Text
 
     from pitfalls.runner import VerifyReport
     from pitfalls.runner.result import RunResult
+
+
+def console(stderr: bool = False) -> Console:
+    """A rich console; colour and width follow the terminal."""
+    from rich.console import Console
+
+    no_color = bool(os.environ.get("NO_COLOR"))
+    return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
 
 
 def format_value(value: Any) -> str:

@@ -232,7 +232,7 @@ def test_log_axes_drop_non_positive_values_at_the_bottom_edge() -> None:
 class _Pool:
     python = sys.executable
 
-    def close(self) -> None:
+    def close(self, wait: bool = True) -> None:
         pass
 
 

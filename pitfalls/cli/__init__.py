@@ -5,14 +5,17 @@ Heavy modules (torch, textual) are never imported here; each command imports wha
 
 from __future__ import annotations
 
+from pitfalls import _startup  # first: garbage collection tuned for the startup
+
+# isort: split
 import os
 import sys
-from typing import Optional
+from collections.abc import Callable
+from typing import Any, Optional
 
 import typer
 
 from pitfalls import __version__
-from pitfalls.cli import browse, doctor, execute
 from pitfalls.cli.common import STATE, prestart_runner
 
 EXIT_CODES_HELP = """
@@ -35,7 +38,8 @@ APP_SETTINGS = {
     "rich_markup_mode": None,
     "context_settings": {"help_option_names": ["-h", "--help"]},
 }
-app = typer.Typer(**APP_SETTINGS)
+# The app with its callback; the commands are registered on first use of `app` (see below).
+_app = typer.Typer(**APP_SETTINGS)
 
 
 def _version(value: bool) -> None:
@@ -44,7 +48,7 @@ def _version(value: bool) -> None:
         raise typer.Exit(0)
 
 
-@app.callback(invoke_without_command=True)
+@_app.callback(invoke_without_command=True)
 def _root(
     ctx: typer.Context,
     lang: Optional[str] = typer.Option(
@@ -79,45 +83,88 @@ AUTHOR = "Author"
 CHECK = "Check your code"
 
 
-def _commands() -> list[tuple[str, object, dict]]:
-    """Every command: (name, function, keyword arguments of `Typer.command`)."""
-    from pitfalls.cli import authoring, trace_cmd, tui_entry
-    from pitfalls.cli.check import CHECK_EXIT_CODES, check
-
-    return [
-        ("list", browse.list_recipes, {"rich_help_panel": READ}),
-        ("show", browse.show, {"rich_help_panel": READ}),
-        ("search", browse.search, {"rich_help_panel": READ}),
-        ("run", execute.run, {"rich_help_panel": RUN, "epilog": EXIT_CODES_HELP}),
-        ("verify", execute.verify, {"rich_help_panel": RUN, "epilog": EXIT_CODES_HELP}),
-        ("doctor", doctor.doctor, {"rich_help_panel": RUN}),
-        (
-            "trace",
-            trace_cmd.trace,
-            {
-                "rich_help_panel": RUN,
-                "epilog": trace_cmd.TRACE_HELP_EPILOG,
-                "context_settings": {"allow_interspersed_args": False},
-            },
-        ),
-        ("check", check, {"rich_help_panel": CHECK, "epilog": CHECK_EXIT_CODES}),
-        ("lint", authoring.lint, {"rich_help_panel": AUTHOR}),
-        ("new", authoring.new, {"rich_help_panel": AUTHOR}),
-        ("tui", tui_entry.tui, {"rich_help_panel": READ}),
-    ]
+COMMAND_NAMES = (
+    "list",
+    "show",
+    "search",
+    "run",
+    "verify",
+    "doctor",
+    "trace",
+    "check",
+    "lint",
+    "new",
+    "tui",
+)
 
 
-COMMANDS = _commands()
-for _name, _function, _options in COMMANDS:
-    app.command(_name, **_options)(_function)
+def _command(name: str) -> tuple[Callable[..., Any], dict[str, Any]]:
+    """One command's function and keyword arguments of `Typer.command`, importing only the
+    module that defines it."""
+    if name in ("list", "show", "search"):
+        from pitfalls.cli import browse
+
+        functions = {"list": browse.list_recipes, "show": browse.show, "search": browse.search}
+        return functions[name], {"rich_help_panel": READ}
+    if name in ("run", "verify"):
+        from pitfalls.cli import execute
+
+        return getattr(execute, name), {"rich_help_panel": RUN, "epilog": EXIT_CODES_HELP}
+    if name == "doctor":
+        from pitfalls.cli import doctor
+
+        return doctor.doctor, {"rich_help_panel": RUN}
+    if name == "trace":
+        from pitfalls.cli import trace_cmd
+
+        return trace_cmd.trace, {
+            "rich_help_panel": RUN,
+            "epilog": trace_cmd.TRACE_HELP_EPILOG,
+            "context_settings": {"allow_interspersed_args": False},
+        }
+    if name == "check":
+        from pitfalls.cli.check import CHECK_EXIT_CODES, check
+
+        return check, {"rich_help_panel": CHECK, "epilog": CHECK_EXIT_CODES}
+    if name in ("lint", "new"):
+        from pitfalls.cli import authoring
+
+        return getattr(authoring, name), {"rich_help_panel": AUTHOR}
+    if name == "tui":
+        from pitfalls.cli import tui_entry
+
+        return tui_entry.tui, {"rich_help_panel": READ}
+    raise KeyError(name)
+
+
+_registered = False
+
+
+def _full_app() -> typer.Typer:
+    """The app with every command registered (help, errors, tests)."""
+    global _registered
+    if not _registered:
+        _registered = True
+        for name in COMMAND_NAMES:
+            function, options = _command(name)
+            _app.command(name, **options)(function)
+    return _app
+
+
+def __getattr__(name: str) -> Any:
+    # `from pitfalls.cli import app`: the whole app, its command modules imported on demand.
+    if name == "app":
+        return _full_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _app_for(argv: list[str]) -> typer.Typer:
     """The app to run: with only the command being invoked, when there is one.
 
     Typer builds every registered command's parameters (each through pydantic) before it
-    dispatches; a one-command app pays for that command alone. `pitfalls --help`, a bare
-    `pitfalls` and unknown words get the whole app, so help and errors list everything.
+    dispatches, and each command's module costs its imports; a one-command app pays for that
+    command alone. `pitfalls --help`, a bare `pitfalls` and unknown words get the whole app,
+    so help and errors list everything.
     """
     words = iter(argv)
     for word in words:
@@ -126,16 +173,16 @@ def _app_for(argv: list[str]) -> typer.Typer:
             continue
         if word.startswith("-"):
             if word in ("--help", "-h"):
-                return app
+                return _full_app()
             continue
-        for name, function, options in COMMANDS:
-            if name == word:
-                single = typer.Typer(**APP_SETTINGS)
-                single.callback(invoke_without_command=True)(_root)
-                single.command(name, **options)(function)
-                return single
-        return app
-    return app
+        if word in COMMAND_NAMES:
+            function, options = _command(word)
+            single = typer.Typer(**APP_SETTINGS)
+            single.callback(invoke_without_command=True)(_root)
+            single.command(word, **options)(function)
+            return single
+        return _full_app()
+    return _full_app()
 
 
 def _ascii_safe_streams() -> None:
@@ -157,6 +204,7 @@ def main() -> None:
     _ascii_safe_streams()
     try:
         prestart_runner(sys.argv[1:])
+        _startup.prefetch(sys.argv[1:])  # done already when started by __main__
         _app_for(sys.argv[1:])(prog_name="pitfalls")
     except KeyboardInterrupt:
         interrupted()
@@ -165,6 +213,7 @@ def main() -> None:
     finally:
         if STATE.prestarted is not None:  # the command never needed it
             STATE.prestarted.close()
+        _startup.end_prefetch()
 
 
 def interrupted() -> None:

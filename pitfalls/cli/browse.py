@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from typing import Optional
 
@@ -22,7 +21,7 @@ from pitfalls.cli.common import (
 )
 from pitfalls.i18n import t
 from pitfalls.model import Recipe
-from pitfalls.page import page_markdown
+from pitfalls.page import page_markdown, rendered_page
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
 
@@ -174,44 +173,6 @@ def show(
         sys.stdout.write(markdown)
         return
     sys.stdout.write(rendered_page(recipe, used, markdown))
-
-
-def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
-    """The page rendered for this terminal, from the page cache when nothing changed."""
-    from pitfalls import __version__
-    from pitfalls.cache import cached_render, files_signature
-    from pitfalls.checked import RECORD_NAME, installed_torch
-    from pitfalls.cli.common import console
-
-    out = console()
-    key = [
-        __version__,
-        str(recipe.path),
-        files_signature(recipe.path, ("recipe.toml", "en.md", "zh.md", "snippet.py")),
-        # The line under the title reads the record and compares the installed torch.
-        files_signature(recipe.path.parent, (RECORD_NAME,)),
-        installed_torch(),
-        lang,
-        out.width,
-        out.color_system,
-        out.encoding,
-        out.no_color,
-    ]
-
-    def render() -> str:
-        from rich.markdown import Markdown
-
-        with out.capture() as capture:
-            out.print(Markdown(_plain_fences(markdown), code_theme="monokai"))
-        return capture.get()
-
-    return cached_render(key, render)
-
-
-def _plain_fences(markdown: str) -> str:
-    """Highlight Python only: shell and output blocks read fine plain, and each extra
-    Pygments lexer (bash, console) costs tens of milliseconds to build on every `show`."""
-    return re.sub(r"^```(?!python\b)[\w-]+[^\n]*$", "```text", markdown, flags=re.MULTILINE)
 
 
 def search(

@@ -52,10 +52,9 @@ def plain_output() -> bool:
 
 def console(stderr: bool = False) -> Console:
     """A rich console; colour and width follow the terminal."""
-    from rich.console import Console
+    from pitfalls import render
 
-    no_color = bool(os.environ.get("NO_COLOR"))
-    return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
+    return render.console(stderr)
 
 
 def echo(text: str = "") -> None:
@@ -99,6 +98,9 @@ def registry(report: bool = True) -> Registry:
     from pitfalls.registry import Registry
 
     if STATE._registry is None:
+        from pitfalls._startup import wait_for_catalogue
+
+        wait_for_catalogue()  # a child may be filling the metadata cache: read it, not parse
         STATE._registry = Registry.load()
         if report:
             lang = language()

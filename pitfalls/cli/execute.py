@@ -25,6 +25,7 @@ from pitfalls.cli.common import (
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
+    from pitfalls.model import Recipe
     from pitfalls.runner import ProcessPool, RunResult, VerifyReport
 
 DEVICE_OPTION = typer.Option(
@@ -79,6 +80,31 @@ def _start_pool(python: Optional[str], lang: str, timeout: float) -> ProcessPool
         pool.close()
         interrupted(lang)
     return pool
+
+
+def _prepare_output(recipes: list[Recipe], styled: bool, plot: bool) -> None:
+    """Work that judging and printing results needs, done while the fork server (started
+    before the arguments were parsed) imports torch: seconds in which this process would only
+    wait. Each recipe's claim is parsed from its recipe.toml, and the modules that render a
+    result are imported. Nothing is printed; an error is left for when the work is done for
+    real."""
+    from importlib import import_module
+
+    try:
+        for recipe in recipes:
+            recipe.plots  # noqa: B018 - parses the expectations and plots together
+        from pitfalls.verdict import version_in_range
+
+        version_in_range("0", ">=0")  # imports `packaging`
+        modules = ["pitfalls.render"]
+        if styled:
+            modules += ["rich.console", "rich.table", "rich.text"]
+            if plot and any(recipe.plots for recipe in recipes):
+                modules.append("plotext")
+        for name in modules:
+            import_module(name)
+    except Exception:  # noqa: BLE001 - met again, and reported, when it matters
+        pass
 
 
 def _unavailable(err: Exception, python: str, lang: str) -> None:
@@ -169,26 +195,33 @@ def run(
     _check_device(device, lang)
     _check_timeout(timeout, lang)
     recipe = resolve(recipe_id, lang)
+    _prepare_output([recipe], not as_json and not plain_output(), not no_plot)
     pool = _start_pool(python, lang, timeout)
+    ran = False
     try:
         with _status(t("run.running", lang, id=recipe.id, device=device)):
             result = run_recipe(recipe, device, timeout, pool=pool)
+        ran = True
     except RunnerUnavailable as err:
         _unavailable(err, pool.python, lang)
     except KeyboardInterrupt:
         pool.close()
         interrupted(lang)
     finally:
+        pool.close(wait=not ran)  # after a run, the server exits while the result is printed
+    try:
+        if result.error and result.error.get("kind") == "device_unavailable":
+            available = ", ".join(result.available_devices) or "cpu"
+            reason = result.error.get("message", "")
+            message = t(
+                "err.device_unavailable", lang, device=device, reason=reason, available=available
+            )
+            fail(message, 3)
+        if result.error and result.error.get("kind") == "requirement_missing":
+            fail(f"{recipe.id}: {result.error.get('message', '')}", 3)
+        _print_result(result, lang, as_json, plot=not no_plot)
+    finally:
         pool.close()
-    if result.error and result.error.get("kind") == "device_unavailable":
-        available = ", ".join(result.available_devices) or "cpu"
-        reason = result.error.get("message", "")
-        fail(
-            t("err.device_unavailable", lang, device=device, reason=reason, available=available), 3
-        )
-    if result.error and result.error.get("kind") == "requirement_missing":
-        fail(f"{recipe.id}: {result.error.get('message', '')}", 3)
-    _print_result(result, lang, as_json, plot=not no_plot)
     raise typer.Exit(result.exit_code)
 
 
@@ -232,8 +265,10 @@ def verify(
         if not recipes:
             fail(t("err.no_tag", lang, tag=tag), 1)
     recipes = list({r.id: r for r in recipes}.values())
+    _prepare_output(recipes, not as_json and not plain_output(), plot=False)
     pool = _start_pool(python, lang, timeout)
     progress = _progress(len(recipes), lang)
+    ran = False
     try:
         with progress or nullcontext():
             task = (
@@ -247,6 +282,7 @@ def verify(
                     progress.update(task, advance=1, description=result.recipe.id)
 
             report = verify_all(recipes, device, jobs, timeout, on_result=advance, pool=pool)
+        ran = True
     except DeviceUnavailable as err:
         available = ", ".join(err.available) or "cpu"
         fail(
@@ -265,15 +301,18 @@ def verify(
         pool.close()
         interrupted(lang)
     finally:
+        pool.close(wait=not ran)  # after a run, the server exits while the report is printed
+    try:
+        if as_json:
+            data = [r.to_dict() for r in report.results]
+            echo(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
+        else:
+            _print_report(report, lang)
+        if junit:  # after the report, so that a failed write does not lose it
+            sys.stdout.flush()
+            write_junit(report, junit)
+    finally:
         pool.close()
-    if as_json:
-        data = [r.to_dict() for r in report.results]
-        echo(json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False))
-    else:
-        _print_report(report, lang)
-    if junit:  # after the report, so that a failed write does not lose it
-        sys.stdout.flush()
-        write_junit(report, junit)
     raise typer.Exit(report.exit_code)
 
 

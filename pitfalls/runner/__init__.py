@@ -116,7 +116,9 @@ def run_recipe(
 
 # Snippet text that means "this will import torch._dynamo" (about 2 s): the first
 # optimizer.step() does, and so do checkpointing, DDP, torch.compile and
-# use_deterministic_algorithms (through torch._inductor.config).
+# use_deterministic_algorithms (through torch._inductor.config); or a good part of what it
+# imports: sympy (0.5 s), through torch.fx.experimental.symbolic_shapes, comes with an
+# explicit gradient to backward() and with torch.testing.assert_close (through DTensor).
 _DYNAMO_HINTS = (
     "optim.",
     "checkpoint(",
@@ -124,21 +126,26 @@ _DYNAMO_HINTS = (
     "torch.compile",
     "GradScaler",
     "use_deterministic_algorithms(",
+    "assert_close(",
+    ".backward(torch.",
+    ".backward(gradient",
+    "grad_outputs",
 )
 
 
+def needs_dynamo(recipe: Recipe) -> bool:
+    """Whether the recipe's snippet will import torch._dynamo (by the hints above)."""
+    try:
+        text = recipe.snippet()
+    except OSError:
+        return False
+    return any(hint in text for hint in _DYNAMO_HINTS)
+
+
 def shared_imports(recipes: list[Recipe]) -> list[str]:
-    """Modules worth importing once in the fork server for this set of recipes: those that
-    at least two of their snippets would otherwise each import on their own."""
-    needing = 0
-    for recipe in recipes:
-        try:
-            text = recipe.snippet()
-        except OSError:
-            continue
-        if any(hint in text for hint in _DYNAMO_HINTS):
-            needing += 1
-    return ["torch._dynamo"] if needing >= 2 else []
+    """Modules worth importing once, in a preloaded fork server, for this set of recipes:
+    those that at least two of their snippets would otherwise each import on their own."""
+    return ["torch._dynamo"] if sum(map(needs_dynamo, recipes)) >= 2 else []
 
 
 def _checked(recipe: Recipe, outcome: Outcome) -> RunResult:
@@ -242,6 +249,10 @@ def verify(
     previous_handler = pool.on_event
     pool.on_event = handle
     try:
+        # Forked from the main server at once, the preloaded server imports what several
+        # snippets share while the probe and the other snippets run.
+        preload = shared_imports(recipes)
+        pool.preload(preload)
         # The probe imports torch in spawn mode: --timeout is per recipe, not for that.
         resolved, environment = probe_device(pool, device, max(timeout, DEFAULT_TIMEOUT))
         report = VerifyReport(resolved, environment)
@@ -258,9 +269,12 @@ def verify(
                 task_device = f"cuda:{index % len(gpus)}"  # spread recipes over the GPUs
             task = Task(index, recipe.id, str(recipe.snippet_path), task_device, timeout, threads)
             task.requires = recipe.requires
+            task.preloaded = bool(preload) and needs_dynamo(recipe)
             by_task[index] = recipe
             tasks.append(task)
-        pool.preload(shared_imports(runnable))
+        # Recipes that declare themselves slow start first, so that none of them is left
+        # running alone at the end while the other CPUs idle; results keep catalogue order.
+        tasks.sort(key=lambda task: not by_task[task.task_id].slow)
         outcomes = {o.task.task_id: o for o in pool.run(tasks, jobs=jobs)}
         results_by_id = {
             by_task[task_id].id: _verified(by_task[task_id], outcome)

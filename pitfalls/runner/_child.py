@@ -57,7 +57,14 @@ def _error(kind: str, stage: str, message: str, err: BaseException | None = None
     return data
 
 
+# The environment as the fork server found it: the same in every child it forks, and
+# costly to find out (package metadata, platform calls) in each one again.
+_SERVER_ENVIRONMENT: dict | None = None
+
+
 def _environment(torch) -> dict:
+    if _SERVER_ENVIRONMENT is not None:
+        return dict(_SERVER_ENVIRONMENT)
     import platform
     from importlib import metadata
 
@@ -355,32 +362,134 @@ def _kill_group(pid: int) -> None:
 
 
 def serve(control_fd: int) -> None:
-    """The fork server's loop: import torch once, fork a child per request, report exits."""
-    import select
+    """The fork server: import torch once, then fork a child per request and report exits."""
     import socket
 
     sock = socket.socket(fileno=control_fd)
-
-    def send(message: dict) -> None:
-        try:
-            sock.send(json.dumps(message).encode("utf-8"))
-        except OSError:
-            pass
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
     try:
         import torch
     except Exception as err:
-        send({"event": "ready", "torch": None, "error": _first_line(err) or type(err).__name__})
+        error = _first_line(err) or type(err).__name__
+        _send(sock, {"event": "ready", "torch": None, "error": error})
         return
+    _settle()
+    _send(sock, {"event": "ready", "torch": torch.__version__, "python": sys.version.split()[0]})
+    _serve_loop(sock)
+    _exit_now()
+
+
+def _send(sock, message: dict) -> None:
+    try:
+        sock.send(json.dumps(message).encode("utf-8"))
+    except OSError:
+        pass
+
+
+def _settle() -> None:
+    """Make this server cheap to fork from, once its imports are done."""
+    import gc
+    import platform
+
+    global _SERVER_ENVIRONMENT
     if sys.platform.startswith("linux"):
         _become_subreaper()
-    send({"event": "ready", "torch": torch.__version__, "python": sys.version.split()[0]})
+    try:
+        platform.processor()  # cached by `platform` for the children (`uname -p` on Linux)
+        if _SERVER_ENVIRONMENT is None:
+            import torch
+
+            _SERVER_ENVIRONMENT = _environment(torch)
+    except Exception:  # noqa: BLE001 - each child then finds out on its own
+        _SERVER_ENVIRONMENT = None
+    # A child's garbage collection would otherwise walk (and so copy, page by page) every
+    # object the imports created: frozen, they stay shared with the server.
+    if hasattr(gc, "freeze"):
+        gc.freeze()
+
+
+def _exit_now() -> None:
+    """Leave without finalising torch: every child is ended and reaped, and an interpreter
+    shutdown that tears torch down would only keep the command waiting."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    os._exit(0)
+
+
+def _wakeup_pipe() -> tuple[int, int]:
+    """A pipe that receives a byte on SIGCHLD, so that the loop notices an exit at once."""
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(read_fd, False)
+    os.set_blocking(write_fd, False)
+    signal.signal(signal.SIGCHLD, lambda *_: None)  # a Python handler, for set_wakeup_fd
+    signal.set_wakeup_fd(write_fd)
+    return read_fd, write_fd
+
+
+def _close_wakeup_pipe(pipe: tuple[int, int]) -> None:
+    """In a forked child: stop writing the server's wakeup pipe and close it."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for fd in pipe:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _run_preloaded(message: dict, control_fd: int, parent_sock, pipe: tuple[int, int]) -> None:
+    """Body of a preloaded server, forked from the fork server: never returns.
+
+    It imports the modules several snippets need (torch._dynamo, pulled in by the first
+    optimizer step, checkpointing, DDP and torch.compile) while the first server goes on
+    forking the snippets that need none of them, then serves the ones that do, each forked
+    with those modules already imported. It stays in the first server's process group.
+    """
+    import socket
+
+    try:
+        parent_sock.close()
+        _close_wakeup_pipe(pipe)
+        sock = socket.socket(fileno=control_fd)
+        for name in message.get("modules", []):
+            try:
+                __import__(name)
+            except Exception:  # noqa: BLE001 - a snippet will report it itself
+                pass
+        _settle()
+        _send(sock, {"event": "ready", "preloaded": list(message.get("modules", []))})
+        _serve_loop(sock)
+    except BaseException:  # noqa: BLE001 - a forked server must never return into its parent
+        try:
+            traceback.print_exc()
+        except Exception:
+            pass
+    _exit_now()
+
+
+def _serve_loop(sock) -> None:
+    """Fork a child per request received on `sock`, report exits, end what times out; return
+    once the parent has closed the socket and every child is gone."""
+    import select
+    import socket
+
+    pipe = _wakeup_pipe()
     running: dict[int, dict] = {}  # pid -> {"task", "deadline", "timed_out"}
+    servers: set[int] = set()  # preloaded servers forked from this one
     closing = False
     while not closing or running:
-        readable, _, _ = select.select([sock] if not closing else [], [], [], 0.02)
-        if readable:
+        watched = [pipe[0]] if closing else [sock, pipe[0]]
+        readable, _, _ = select.select(watched, [], [], 0.02)
+        if pipe[0] in readable:
+            try:
+                while os.read(pipe[0], 512):
+                    pass
+            except OSError:
+                pass
+        if sock in readable:
             try:
                 data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 16, 2)
             except OSError:
@@ -395,24 +504,20 @@ def serve(control_fd: int) -> None:
                     out_fd, result_fd = fds
                     pid = os.fork()
                     if pid == 0:
+                        _close_wakeup_pipe(pipe)
                         _run_forked(message, out_fd, result_fd, sock.fileno())
                     os.close(out_fd)
                     os.close(result_fd)
                     timeout = float(message.get("timeout") or 0)
                     deadline = time.monotonic() + timeout if timeout > 0 else None
                     running[pid] = {"task": message["task"], "deadline": deadline}
-                    send({"event": "started", "task": message["task"], "pid": pid})
-                elif message.get("op") == "preload":
-                    # Modules several snippets import (torch._dynamo, pulled in by the first
-                    # optimizer step, checkpointing, DDP and torch.compile): imported once
-                    # here, every child forked afterwards has them for free.
-                    for name in message.get("modules", []):
-                        try:
-                            __import__(name)
-                        except Exception:  # noqa: BLE001 - a snippet will report it itself
-                            pass
-                    for fd in fds:
-                        os.close(fd)
+                    _send(sock, {"event": "started", "task": message["task"], "pid": pid})
+                elif message.get("op") == "preload" and len(fds) == 1:
+                    pid = os.fork()
+                    if pid == 0:
+                        _run_preloaded(message, fds[0], sock, pipe)
+                    os.close(fds[0])
+                    servers.add(pid)
                 elif message.get("op") == "cancel":
                     for pid, info in running.items():
                         if info["task"] == message.get("task"):
@@ -433,14 +538,18 @@ def serve(control_fd: int) -> None:
                 break
             if pid == 0:
                 break
+            if pid in servers:  # a preloaded server that ended: its socket was closed
+                servers.discard(pid)
+                continue
             info = running.pop(pid, None)
             if info is None:
                 # An orphan adopted as subreaper: its own children come to us next.
-                _kill_adopted_orphans(running)
+                _kill_adopted_orphans(running, servers)
                 continue
             _kill_group(pid)  # whatever the snippet left behind in its group
-            _kill_adopted_orphans(running)  # and what escaped the group with setsid()
-            send(
+            _kill_adopted_orphans(running, servers)  # and what escaped the group with setsid()
+            _send(
+                sock,
                 {
                     "event": "exited",
                     "task": info["task"],
@@ -448,12 +557,12 @@ def serve(control_fd: int) -> None:
                     "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                     "timed_out": bool(info.get("timed_out")),
                     "cancelled": bool(info.get("cancelled")),
-                }
+                },
             )
 
 
-def _kill_adopted_orphans(running: dict) -> None:
-    """SIGKILL every child of this server that is not a snippet it started.
+def _kill_adopted_orphans(running: dict, servers: set) -> None:
+    """SIGKILL every child of this server that is not a snippet or a server it started.
 
     As a subreaper, the server inherits whatever a snippet left running after it exited, even
     a process that moved to its own session (which a group kill cannot reach).
@@ -466,7 +575,7 @@ def _kill_adopted_orphans(running: dict) -> None:
     except OSError:
         return
     for entry in entries:
-        if not entry.isdigit() or int(entry) in running:
+        if not entry.isdigit() or int(entry) in running or int(entry) in servers:
             continue
         try:
             with open(f"/proc/{entry}/stat", "rb") as handle:

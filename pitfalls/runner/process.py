@@ -44,6 +44,8 @@ class Task:
     threads: int | None = None
     probe: bool = False
     requires: tuple[str, ...] = ()
+    # Run in the preloaded server when there is one (see ProcessPool.preload).
+    preloaded: bool = False
 
     def request(self) -> dict[str, Any]:
         """The JSON request understood by `_child.execute`."""
@@ -105,6 +107,7 @@ class _Running:
     cancelled: bool = False
     pid: int | None = None
     exited_at: float | None = None
+    server: str = "main"  # which fork server forked it: "main" or "preloaded"
 
     def done(self) -> bool:
         return self.exit is not None and not self.out_open and not self.result_open
@@ -149,6 +152,11 @@ class ProcessPool:
         self._lock = threading.Lock()
         self._closed = False
         self._launch_error = ""
+        # The preloaded server: forked from the main one, it imports modules that several
+        # snippets need while the main one goes on running the others.
+        self._preloaded: socket.socket | None = None
+        self._preloaded_state = "none"  # "none", "starting", "ready" or "gone"
+        self._preloaded_since = 0.0
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -223,12 +231,20 @@ class ProcessPool:
                 if selector.select(timeout=min(remaining, 1.0)):
                     return True
 
-    def close(self) -> None:
-        """End every running task's process group and the server; safe to call twice."""
+    def close(self, wait: bool = True) -> None:
+        """End every running task's process group and the server; safe to call twice.
+
+        With `wait=False` the server is told to exit but not waited for, so that the caller
+        can print meanwhile; a later `close()` waits for it.
+        """
         with self._lock:
-            if self._closed:
-                return
-            self._closed = True
+            first, self._closed = not self._closed, True
+        if first:
+            self._shut_down()
+        if wait:
+            self._reap_server()
+
+    def _shut_down(self) -> None:
         for running in list(self._running.values()):
             _kill_group(running)
             if running.out_open:
@@ -236,15 +252,18 @@ class ProcessPool:
             if running.result_open:
                 _close_quietly(running.result_fd)
             running.out_open = running.result_open = False
-        if self._control is not None:
-            try:
-                self._control.close()  # the server sees EOF, kills its children and exits
-            except OSError:
-                pass
+        for control in (self._preloaded, self._control):
+            if control is not None:
+                try:
+                    control.close()  # the server sees EOF, kills its children and exits
+                except OSError:
+                    pass
+        if self._server is not None and self.torch_version is None:
+            # Still importing torch: nothing to finish cleanly, do not make quit wait.
+            _kill_server(self._server)
+
+    def _reap_server(self) -> None:
         if self._server is not None:
-            if self.torch_version is None:
-                # Still importing torch: nothing to finish cleanly, do not make quit wait.
-                _kill_server(self._server)
             try:
                 self._server.wait(timeout=2)
             except subprocess.TimeoutExpired:
@@ -288,22 +307,27 @@ class ProcessPool:
         outcomes: dict[int, Outcome] = {}
         selector = selectors.DefaultSelector()
         if self._control is not None:
-            selector.register(self._control, selectors.EVENT_READ, ("control", None))
+            selector.register(self._control, selectors.EVENT_READ, ("control", "main"))
+        if self._preloaded is not None:
+            selector.register(self._preloaded, selectors.EVENT_READ, ("control", "preloaded"))
         try:
             while pending or self._running:
                 if self._cancelled_all():
                     for task in pending:
                         outcomes[task.task_id] = Outcome(task, cancelled=True)
                     pending.clear()
+                self._check_preloaded_start(selector)
                 while pending and len(self._running) < max(1, jobs):
-                    task = pending.pop(0)
+                    task = self._next_task(pending)
+                    if task is None:  # the rest wait for the preloaded server
+                        break
                     self._launch(task, selector)
                 self._apply_cancels()
                 self._check_spawned_deadlines()
                 for key, _ in selector.select(timeout=0.05):
                     kind, task_id = key.data
                     if kind == "control":
-                        self._on_control(selector)
+                        self._on_control(selector, task_id)
                     else:
                         self._on_pipe(kind, task_id, selector)
                 for task_id, running in list(self._running.items()):
@@ -342,10 +366,37 @@ class ProcessPool:
         for task_id, running in self._running.items():
             if (task_id in requests or -1 in requests) and not running.cancelled:
                 running.cancelled = True
-                if self._control is not None:
-                    self._send({"op": "cancel", "task": task_id})
-                else:
-                    _kill_group(running)
+                self._kill(running)
+
+    def _next_task(self, pending: list[Task]) -> Task | None:
+        """The first pending task that can start now: one for the preloaded server waits
+        while that server is still importing (the main one has the others to run)."""
+        for index, task in enumerate(pending):
+            if not (task.preloaded and self._preloaded_state == "starting"):
+                return pending.pop(index)
+        return None
+
+    def _check_preloaded_start(self, selector: selectors.BaseSelector) -> None:
+        """Give up on a preloaded server that does not answer: its tasks run in the main one."""
+        if self._preloaded_state != "starting":
+            return
+        if time.monotonic() - self._preloaded_since > START_TIMEOUT:
+            self._drop_preloaded(selector)
+
+    def _drop_preloaded(self, selector: selectors.BaseSelector | None) -> None:
+        control, self._preloaded = self._preloaded, None
+        self._preloaded_state = "gone"
+        if control is None:
+            return
+        if selector is not None:
+            try:
+                selector.unregister(control)
+            except (KeyError, ValueError):
+                pass
+        try:
+            control.close()  # it sees EOF and exits once its children are gone
+        except OSError:
+            pass
 
     def _launch(self, task: Task, selector: selectors.BaseSelector) -> None:
         out_r, out_w = os.pipe()
@@ -353,7 +404,14 @@ class ProcessPool:
         running = _Running(task, time.monotonic(), out_r, res_r)
         try:
             if self._control is not None:
-                self._send(task.request(), fds=[out_w, res_w])
+                if task.preloaded and self._preloaded_state == "ready":
+                    try:
+                        self._send(task.request(), fds=[out_w, res_w], server="preloaded")
+                        running.server = "preloaded"
+                    except RunnerUnavailable:
+                        self._drop_preloaded(selector)
+                if running.server == "main":
+                    self._send(task.request(), fds=[out_w, res_w])
             else:
                 running.process = self._spawn(task, out_w, res_w)
                 if task.timeout > 0:
@@ -398,60 +456,90 @@ class ProcessPool:
             ) from None
 
     def preload(self, modules: list[str]) -> None:
-        """Have the fork server import `modules` once, before the tasks that need them (fork
-        mode; spawn mode starts each task afresh and gains nothing)."""
-        if self.start_method != "fork" or not modules:
+        """Have a second fork server import `modules` once, for the tasks marked `preloaded`
+        (fork mode; spawn mode starts each task afresh and gains nothing).
+
+        The main server forks it and goes on running the other tasks meanwhile, so the import
+        occupies no job slot; and those tasks keep forking from a smaller process, which is
+        faster. A pool has at most one preloaded server.
+        """
+        if self.start_method != "fork" or not modules or self._preloaded_state != "none":
             return
         self.start()
-        self._send({"op": "preload", "modules": list(modules)})
+        parent_sock, child_sock = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            self._send({"op": "preload", "modules": list(modules)}, fds=[child_sock.fileno()])
+        except RunnerUnavailable:
+            parent_sock.close()
+            raise
+        finally:
+            child_sock.close()
+        self._preloaded = parent_sock
+        self._preloaded_state = "starting"
+        self._preloaded_since = time.monotonic()
 
-    def _send(self, message: dict[str, Any], fds: list[int] | None = None) -> None:
-        assert self._control is not None
+    def _send(
+        self, message: dict[str, Any], fds: list[int] | None = None, server: str = "main"
+    ) -> None:
+        control = self._preloaded if server == "preloaded" else self._control
+        assert control is not None
         data = json.dumps(message).encode("utf-8")
         try:
             if fds:
-                socket.send_fds(self._control, [data], fds)
+                socket.send_fds(control, [data], fds)
             else:
-                self._control.send(data)
+                control.send(data)
         except OSError as err:
             raise RunnerUnavailable(
                 "python_missing", f"the runner process stopped: {self._drain_server_stderr()}"
             ) from err
 
-    def _receive_control(self, block: bool) -> dict[str, Any] | None:
-        assert self._control is not None
-        self._control.setblocking(block)
+    def _receive_control(self, block: bool, server: str = "main") -> dict[str, Any] | None:
+        control = self._preloaded if server == "preloaded" else self._control
+        assert control is not None
+        control.setblocking(block)
         try:
-            data = self._control.recv(1 << 16)
+            data = control.recv(1 << 16)
         except BlockingIOError:
             return {}
         except OSError:
             data = b""
         finally:
-            self._control.setblocking(True)
+            control.setblocking(True)
         if not data:
             return None
         return json.loads(data)
 
-    def _on_control(self, selector: selectors.BaseSelector) -> None:
-        message = self._receive_control(block=False)
+    def _on_control(self, selector: selectors.BaseSelector, server: str = "main") -> None:
+        message = self._receive_control(block=False, server=server)
         if message is None:
-            # The server died under us: fail every running task rather than wait forever.
-            selector.unregister(self._control)
-            detail = self._drain_server_stderr() or "no message"
+            # The server died under us: fail its running tasks rather than wait forever.
+            if server == "preloaded":
+                detail = "the preloaded runner process stopped"
+                self._drop_preloaded(selector)
+            else:
+                selector.unregister(self._control)
+                detail = self._drain_server_stderr() or "no message"
+                self._control = None
             for running in self._running.values():
+                if running.server != server:
+                    continue
                 _kill_group(running)  # nobody else will end them now
                 if running.exit is None:
                     running.exit = {"returncode": None, "signal": None, "lost": detail}
-            self._control = None
             return
         event = message.get("event")
+        if server == "preloaded" and event == "ready":
+            self._preloaded_state = "ready"
+            return
         running = self._running.get(message.get("task", -1))
         if running is None:
             return
         if event == "started":
             running.exit = None
             running.pid = message["pid"]
+            # The run's own time starts when it is forked, not when it was asked for.
+            running.started = time.monotonic()
         elif event == "exited":
             running.exit = message
             running.timed_out = bool(message.get("timed_out"))
@@ -514,10 +602,16 @@ class ProcessPool:
         running.out_open = running.result_open = False
 
     def _kill(self, running: _Running) -> None:
-        if self._control is not None:
-            self._send({"op": "cancel", "task": running.task.task_id})
-        else:
-            _kill_group(running)
+        """End a task: through the server that forked it (which knows its process group even
+        before we do), or directly when there is no server."""
+        control = self._preloaded if running.server == "preloaded" else self._control
+        if running.process is None and control is not None:
+            try:
+                self._send({"op": "cancel", "task": running.task.task_id}, server=running.server)
+                return
+            except RunnerUnavailable:
+                pass
+        _kill_group(running)
 
     def _check_spawned_deadlines(self) -> None:
         now = time.monotonic()

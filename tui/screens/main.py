@@ -87,7 +87,14 @@ class MainScreen(Screen[None]):
         # GIL from it, 50-130 ms later on a two-core machine.
         self.probe_devices()
         self.index_prose()
-        self.call_after_refresh(self._first_paint.set)
+        self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        """The first frame is out: start the waiting workers, collect garbage as usual."""
+        from pitfalls._startup import restore_gc
+
+        restore_gc()
+        self._first_paint.set()
 
     def _language_changed(self, lang: str) -> None:
         localise_bindings(self, lang)
