@@ -1,6 +1,7 @@
-"""What the command line does before anything else: tune garbage collection, and start
-parsing a cold catalogue in a child. Imported first by `pitfalls.__main__` and `pitfalls.cli`;
-it imports nothing heavy, so that the child is forked before Typer is even imported.
+"""What the command line does before anything else: tune garbage collection, and start a
+child that parses a cold catalogue and renders `show`'s page meanwhile. Imported first by
+`pitfalls.__main__`, `pitfalls.cli` and `pitfalls.tui`; it imports nothing heavy, so that the
+child is forked before Typer is even imported.
 """
 
 from __future__ import annotations
@@ -102,16 +103,16 @@ def prefetch(argv: list[str]) -> None:
 
 
 def _idle_cpu() -> bool:
-    """Whether a CPU is idle right now, for the child to run on: fewer runnable tasks (this
-    one included, from /proc/loadavg) than the CPUs this process may use. On a busy machine
-    the child would only take turns with this process, and the command does the work itself."""
+    """Whether a child would get CPU time of its own right now: at least two CPUs, and no more
+    runnable tasks (this one included, from /proc/loadavg) than CPUs. Beyond that the child
+    would mostly take turns with this process, and the command does the work itself."""
     try:
         cpus = len(os.sched_getaffinity(0))
         with open("/proc/loadavg", encoding="ascii") as handle:
             runnable = int(handle.read().split()[3].split("/")[0])
     except (AttributeError, OSError, ValueError, IndexError):
         return False
-    return cpus >= 2 and runnable < cpus
+    return cpus >= 2 and runnable <= cpus
 
 
 def _styled_terminal() -> bool:

@@ -96,6 +96,12 @@ class PitfallsApp(App[None]):
                 timeout=8,
             )
 
+    def on_ready(self) -> None:
+        """The first frame is out: the main screen may do what it put off until then."""
+        screen = next((s for s in self.screen_stack if isinstance(s, MainScreen)), None)
+        if screen is not None:
+            screen.first_frame_shown()
+
     def _language_changed(self, lang: str) -> None:
         localise_bindings(self, lang)
         self.refresh_bindings()

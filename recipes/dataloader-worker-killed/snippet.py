@@ -54,22 +54,28 @@ class Records(Dataset):
         return 0.0 if before is None else round(after - before, 1)
 
 
-def memory_by_worker_count(records, name: str) -> dict:
+def memory_by_worker_count(records, name: str) -> tuple:
     """A series for the chart: the private memory all workers together gained reading every
-    record, for 1 to 4 workers (one item each). None where it cannot be measured."""
-    counts = [1, 2, 3, 4]
-    totals = []
+    record, for 1, 2 and 4 workers (one item each; None where it cannot be measured). Also
+    the items of the two-worker run: what each of two workers gained."""
+    counts = [1, 2, 4]
+    measurable = copy_on_read_measurable()
+    totals, two_workers = [], []
     for workers in counts:
         loader = DataLoader(Records(records, items=workers), batch_size=None, num_workers=workers)
-        gained = sum(float(mb) for mb in loader)
-        totals.append(round(gained, 1) if copy_on_read_measurable() else None)
-    return {"x": counts, "y": {name: totals}}
+        items = list(loader)
+        if workers == 2:
+            two_workers = items
+        gained = sum(float(mb) for mb in items)
+        totals.append(round(gained, 1) if measurable else None)
+    return {"x": counts, "y": {name: totals}}, two_workers
 
 
 def problem(device: str) -> dict:
-    # The usual setup: samples kept as a list of Python objects, read by two workers.
+    # The usual setup: samples kept as a list of Python objects, read by workers: one, two and
+    # four of them for the chart; `growth` is what each of the two gained.
     records = [float(i) for i in range(N_RECORDS)]
-    growth = list(DataLoader(Records(records), batch_size=None, num_workers=2))
+    chart, growth = memory_by_worker_count(records, "list of Python floats")
 
     # Now one worker is killed (SIGKILL) while it loads its first item.
     loader = DataLoader(Records(records, kill_at=0), batch_size=None, num_workers=2)
@@ -92,22 +98,22 @@ def problem(device: str) -> dict:
         "items_before_error": len(loaded),
         "worker_growth_mb": growth,
         "memory_grows_per_worker": grows,
-        "memory_by_worker_count": memory_by_worker_count(records, "list of Python floats"),
+        "memory_by_worker_count": chart,
     }
 
 
 def fix(device: str) -> dict:
     # The same records in one NumPy array: reading it writes nothing, so no page gets copied.
     records = np.arange(N_RECORDS, dtype=np.float64)
-    loader = DataLoader(Records(records), batch_size=None, num_workers=2)
-    loaded = [torch.tensor([mb], device=device) for mb in loader]
+    chart, items = memory_by_worker_count(records, "NumPy array")
+    loaded = [torch.tensor([mb], device=device) for mb in items]  # the two-worker run's items
     growth = [float(t) for t in loaded]
     grows = max(growth) > 2 if copy_on_read_measurable() else NOT_MEASURED
     return {
         "items_loaded": len(loaded),
         "worker_growth_mb": [round(mb, 1) for mb in growth],
         "memory_grows_per_worker": grows,
-        "memory_by_worker_count": memory_by_worker_count(records, "NumPy array"),
+        "memory_by_worker_count": chart,
     }
 
 

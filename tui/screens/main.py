@@ -87,13 +87,14 @@ class MainScreen(Screen[None]):
         # GIL from it, 50-130 ms later on a two-core machine.
         self.probe_devices()
         self.index_prose()
-        self.call_after_refresh(self._painted)
 
-    def _painted(self) -> None:
-        """The first frame is out: start the waiting workers, collect garbage as usual."""
+    def first_frame_shown(self) -> None:
+        """Called by the app on Textual's Ready (its first frame is out): collect garbage as
+        usual, fill the hidden tabs, and let the waiting workers start."""
         from pitfalls._startup import restore_gc
 
         restore_gc()
+        self.query_one(RecipeView).fill_deferred_panes()
         self._first_paint.set()
 
     def _language_changed(self, lang: str) -> None:

@@ -67,11 +67,12 @@ class RecipeView(Vertical):
                 yield TabPane(t(TABS[pane_id], "en"), id=pane_id)
 
     def on_mount(self) -> None:
-        """Follow the app's language; fill the hidden panes once the first frame is out."""
+        """Follow the app's language (the main screen fills the hidden panes once the first
+        frame is out)."""
         self.watch(self.app, "lang", self._language_changed)
-        self.call_after_refresh(self._fill_deferred_panes)
 
-    def _fill_deferred_panes(self) -> None:
+    def fill_deferred_panes(self) -> None:
+        """Mount what the hidden panes hold, unless something needed it already."""
         if not self.is_attached:  # the app quit right after its first frame
             return
         # Each accessor mounts its widget unless something has needed it already.
