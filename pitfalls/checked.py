@@ -45,16 +45,19 @@ def revision(recipe: Recipe) -> str:
     Canonical: JSON with sorted keys, so reformatting recipe.toml or editing its prose, titles,
     references or torch range leaves it unchanged. The recipe-wide NumPy/Python gates and the
     extra modules it requires are part of it; the device list is not (adding `cuda` does not
-    void the CPU rows).
+    void the CPU rows). A chart's series check is a claim too (a broken series fails the run):
+    which observation each `[[plot]]` reads, on which sides, as what kind; its texts are not.
     """
     snippet = recipe.snippet().replace("\r\n", "\n")
-    what = {
+    what: dict[str, Any] = {
         "snippet": snippet,
         "expect": [e.to_dict() for e in recipe.expectations],
         "numpy": recipe.numpy,
         "python": recipe.python,
         "requires": sorted(recipe.requires),
     }
+    if recipe.plots:  # absent otherwise, so that recipes without charts keep their revision
+        what["plots"] = [p.expectation(side).to_dict() for p in recipe.plots for side in p.sides]
     text = json.dumps(what, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 

@@ -276,6 +276,9 @@ def parse_legacy_errors(data: dict[str, Any]) -> tuple[LegacyError, ...]:
             item = {"text": item}
         if not isinstance(item, dict) or not isinstance(item.get("text"), str):
             raise RecipeError(f"{where}: needs a table with `text` and `source`")
+        if not item["text"].strip():
+            # An empty fragment would match every error a user pastes.
+            raise RecipeError(f"{where}: `text` is empty")
         source = item.get("source", "")
         if not isinstance(source, str):
             raise RecipeError(f"{where}: `source` must be a URL string")
@@ -288,6 +291,11 @@ def parse_questions(data: dict[str, Any]) -> dict[str, tuple[str, ...]]:
     raw = data.get("questions", {})
     if not isinstance(raw, dict):
         raise RecipeError("`questions` must be a table with `en` and `zh` lists")
+    unknown = sorted(set(raw) - set(LANGS))
+    if unknown:
+        raise RecipeError(
+            f"`questions.{unknown[0]}`: unknown language (use {' and '.join(LANGS)})"
+        )
     questions = {}
     for lang in LANGS:
         if lang in raw:

@@ -50,6 +50,9 @@ class Traced:
 
 def run_traced(command: list[str], *, use_pty: bool | None = None) -> Traced:
     """Run `command`, copying its output through; returns how it ended."""
+    if not command or not command[0]:
+        # As a shell answers an empty command name: nothing by that name can be found.
+        return Traced(EXIT_NOT_FOUND, error="not found")
     if use_pty is None:
         use_pty = sys.stdout is not None and sys.stdout.isatty() and sys.platform != "win32"
     try:

@@ -216,6 +216,15 @@ def test_unreadable_file_exits_2_after_checking_the_rest(tmp_path: Path) -> None
     assert invoke(".", cwd=tmp_path).exit_code == 1
 
 
+def test_an_unreadable_file_is_never_reported_as_passing(tmp_path: Path) -> None:
+    (tmp_path / "latin.py").write_bytes(b"import torch\nname = '\xe9'\n")
+    write(tmp_path, "ok.py", "import torch\n")
+    result = invoke(".", cwd=tmp_path)
+    assert result.exit_code == 2
+    assert "All checks passed" not in result.stderr
+    assert "1 file could not be checked" in result.stderr
+
+
 def test_stdin_with_stdin_filename(tmp_path: Path) -> None:
     result = invoke("-", "--stdin-filename", "pkg/model.py", input=BAD, cwd=tmp_path)
     assert result.exit_code == 1

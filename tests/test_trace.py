@@ -64,6 +64,12 @@ def test_not_found_is_127_and_not_executable_is_126(tmp_path) -> None:
     assert "Traceback" not in denied.stderr.decode()
 
 
+def test_an_empty_command_name_is_not_found_as_in_a_shell() -> None:
+    empty = trace("")
+    assert empty.returncode == 127
+    assert "not found" in empty.stderr.decode() and "Traceback" not in empty.stderr.decode()
+
+
 def test_a_signal_death_is_128_plus_n() -> None:
     result = trace(sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)")
     assert result.returncode == 128 + 9

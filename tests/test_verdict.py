@@ -132,3 +132,25 @@ def test_version_in_range_handles_local_versions_and_unknowns() -> None:
     assert version_in_range("2.7.1", ">=2.8") is False
     assert version_in_range(None, ">=2.8") is None
     assert version_in_range("2.13.0", "") is True
+
+
+@pytest.mark.parametrize(
+    ("field", "raw", "message"),
+    [
+        ("errors", {"errors": ["  "]}, "empty"),
+        ("legacy_errors", {"legacy_errors": [{"text": "", "source": "https://x"}]}, "empty"),
+        ("questions", {"questions": {"en": ["q?"], "fr": ["q ?"]}}, "unknown language"),
+    ],
+)
+def test_findability_fields_reject_what_would_mislead_search(
+    field: str, raw: dict, message: str
+) -> None:
+    from pitfalls import loader
+
+    parse = {
+        "errors": loader.parse_errors,
+        "legacy_errors": loader.parse_legacy_errors,
+        "questions": loader.parse_questions,
+    }[field]
+    with pytest.raises(RecipeError, match=message):
+        parse(raw)

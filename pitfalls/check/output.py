@@ -220,8 +220,9 @@ def render_statistics(findings: list[Finding], color: bool) -> str:
     return "".join(row + "\n" for row in rows)
 
 
-def summary(findings: list[Finding], fixed: int, files: int) -> str:
-    """The closing line, like ruff's."""
+def summary(findings: list[Finding], fixed: int, files: int, unchecked: int = 0) -> str:
+    """The closing line, like ruff's; `unchecked` files could not be read or written, so
+    "All checks passed" is never said of them."""
     fixable = sum(1 for f in findings if f.edits)
     parts = []
     if fixed:
@@ -232,6 +233,9 @@ def summary(findings: list[Finding], fixed: int, files: int) -> str:
         if fixable:
             line += f" {fixable} fixable with `--fix`."
         parts.append(line)
-    elif not fixed:
+    elif not fixed and not unchecked:
         parts.append(f"All checks passed ({files} file{'s' if files != 1 else ''}).")
+    if unchecked:
+        noun = "file" if unchecked == 1 else "files"
+        parts.append(f"{unchecked} {noun} could not be checked (see above).")
     return " ".join(parts)

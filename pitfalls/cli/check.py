@@ -266,7 +266,7 @@ def _finish(results, files, output_format, statistics, exit_zero, quiet, fix, di
     else:
         out.write(text)
     if not quiet and output_format == "text":
-        warn(summary(findings, fixed, files))
+        warn(summary(findings, fixed, files, unchecked=len(errors)))
     if errors:
         raise typer.Exit(2)
     raise typer.Exit(1 if findings and not exit_zero else 0)

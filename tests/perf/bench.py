@@ -17,7 +17,10 @@ because these machines are shared and noisy and an absolute time means little:
 - `pitfalls check` over a fixed set of folders of the installed torch's own source against a
   one-liner that only parses and walks the same files with `ast`.
 
-Every command shares one fresh cache folder (XDG_CACHE_HOME), warmed by one untimed round;
+The package's bytecode is compiled first, as `pip install` does (a machine or a shell with
+PYTHONDONTWRITEBYTECODE=1 would otherwise recompile every pitfalls module on every run, which no
+installed user pays). Every command shares one fresh cache folder (XDG_CACHE_HOME), warmed by
+one untimed round;
 `show` with the page cache off empties its pages before each timed run, and the cold pairs use
 a second folder, emptied before each of theirs. The load average is printed with the table:
 on a loaded machine the ratios, not the seconds, are what to read.
@@ -195,6 +198,23 @@ def make_catalogue(folder: Path, count: int) -> None:
 Command = tuple  # (argv, env, tty[, before[, stdout]]): the arguments of `timed`
 
 
+def compile_package(python: str) -> None:
+    """Write the package's bytecode as `pip install` does, for an editable install too."""
+    where = subprocess.run(
+        [
+            python,
+            "-c",
+            "import pitfalls, pitfalls.tui as t; print(*pitfalls.__path__, *t.__path__, sep='\\n')",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    subprocess.run(
+        [python, "-m", "compileall", "-q", *where], check=True, stdout=subprocess.DEVNULL
+    )
+
+
 def main() -> None:
     """Measure each pair side by side `--repeat` times and print median ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -204,6 +224,7 @@ def main() -> None:
     args = parser.parse_args()
     python = sys.executable
     pitfalls = [python, "-m", "pitfalls"]
+    compile_package(python)
     samples: dict[str, list[float]] = {}
     overheads: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
