@@ -78,12 +78,7 @@ def _read(path: Path) -> str | None:
 
 
 def _check_toml(recipe: _Recipe) -> None:
-    import sys
-
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised only on old Pythons
-        import tomli as tomllib
+    from pitfalls import _toml as tomllib
 
     text = _read(recipe.folder / "recipe.toml")
     if text is None:

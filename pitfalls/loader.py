@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,10 +35,8 @@ class RecipeError(ValueError):
 def read_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file, turning syntax errors into a RecipeError with the line."""
     # Imported here: with the metadata cache warm, `list` and `show` parse no TOML at all.
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised only on old Pythons
-        import tomli as tomllib
+    from pitfalls import _toml as tomllib
+
     if path.exists() and not path.is_file():  # a folder, or a FIFO that would block
         raise RecipeError("recipe.toml is not a regular file")
     try:
@@ -293,9 +290,7 @@ def parse_questions(data: dict[str, Any]) -> dict[str, tuple[str, ...]]:
         raise RecipeError("`questions` must be a table with `en` and `zh` lists")
     unknown = sorted(set(raw) - set(LANGS))
     if unknown:
-        raise RecipeError(
-            f"`questions.{unknown[0]}`: unknown language (use {' and '.join(LANGS)})"
-        )
+        raise RecipeError(f"`questions.{unknown[0]}`: unknown language (use {' and '.join(LANGS)})")
     questions = {}
     for lang in LANGS:
         if lang in raw:
@@ -306,12 +301,24 @@ def parse_questions(data: dict[str, Any]) -> dict[str, tuple[str, ...]]:
     return questions
 
 
+# Ranges of the plain shapes recipes use (">=2.1", "!=2.4.*", ">=1.13,<2.0", "~=2.6"): every
+# string this matches is valid PEP 440, so a cold load need not import `packaging`, whose
+# specifier grammar alone costs more to compile than parsing ten recipes. Anything else is
+# judged by `packaging` itself, so nothing valid is refused and nothing invalid slips through.
+_PLAIN_CLAUSE = (
+    r"\s*(?:(?:>=|<=|<|>)\s*\d+(?:\.\d+)*|(?:==|!=)\s*\d+(?:\.\d+)*(?:\.\*)?|~=\s*\d+(?:\.\d+)+)\s*"
+)
+_PLAIN_RANGE = re.compile(rf"{_PLAIN_CLAUSE}(?:,{_PLAIN_CLAUSE})*\Z", re.ASCII)
+
+
 def check_specifier(text: Any, where: str, name: str = "torch") -> None:
     """Raise RecipeError unless `text` is a PEP 440 version range."""
-    from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
     if not isinstance(text, str):
         raise RecipeError(f'{where}: `{name}` must be a version range such as ">=2.0"')
+    if _PLAIN_RANGE.match(text):
+        return
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
     try:
         SpecifierSet(text)
     except InvalidSpecifier:

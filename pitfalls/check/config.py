@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,11 +42,9 @@ class CheckConfig:
 
 
 def _toml_loads(text: str) -> dict[str, Any]:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-    return tomllib.loads(text)
+    from pitfalls import _toml
+
+    return _toml.loads(text)
 
 
 def find_config(start: Path, explicit: Path | None = None) -> CheckConfig:
