@@ -4,9 +4,18 @@ import sys
 
 
 def main() -> None:
-    """Start parsing a cold catalogue before Typer is imported, then run the CLI."""
-    from pitfalls import _startup
+    """Open the TUI when that is all the command line asks for; otherwise start parsing a
+    cold catalogue before Typer is imported, then run the CLI."""
+    from pitfalls import _startup, tui_launch
 
+    try:
+        if tui_launch.open_directly(sys.argv[1:]):
+            return
+    except KeyboardInterrupt:  # as the CLI says it (pitfalls.cli.interrupted)
+        from pitfalls.i18n import choose_language, t
+
+        sys.stderr.write(f"\npitfalls: {t('err.interrupted', choose_language(None))}\n")
+        sys.exit(130)
     _startup.prefetch(sys.argv[1:])
     from pitfalls.cli import main as cli_main
 

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Optional
 
 from pitfalls.cli.common import LANG_OPTION, fail, language
 from pitfalls.i18n import t
-
-
-def cannot_host_reason() -> str | None:
-    """Why this terminal cannot host the TUI, or None when it can."""
-    if os.environ.get("TERM") == "dumb":
-        return "TERM=dumb"
-    if not sys.stdin.isatty():
-        return "stdin is not a terminal"
-    if not sys.stdout.isatty():
-        return "stdout is not a terminal"
-    return None
+from pitfalls.tui_launch import cannot_host_reason
 
 
 def should_open_tui() -> bool:

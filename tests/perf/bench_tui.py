@@ -3,46 +3,79 @@
 Run it by hand, not under pytest: `python tests/perf/bench_tui.py [--runs N]`.
 
 Each sample is a fresh interpreter. The parent notes the wall clock just before starting it;
-the child prints the wall clock once its work is done: for the floor, after `import
-textual.app`; for the TUI, once the real app (real registry, real runner) has displayed its
-first frame headless (Textual's Ready event). The ratio of the medians is what pitfalls adds
-on top of Textual.
+the child notes the wall clock once its work is done: for the floor, after `import
+textual.app`; for the TUI, once `pitfalls tui`, started through the real entry point on a
+pseudo-terminal (real registry, real runner, Textual's real terminal driver), has displayed
+its first frame (Textual's Ready event). The ratio of the medians is what pitfalls adds on
+top of Textual.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
+import os
+import pty
 import statistics
+import struct
 import subprocess
 import sys
+import tempfile
+import termios
 import time
 
 FLOOR = "import textual.app, time; print(time.time())"
 
-# The real app, headless; exits as soon as the first frame is out. Closing the runner then
-# may wait for the probe child, which is after the moment measured here.
+# What a user types, `pitfalls tui`, through the real entry point on a pseudo-terminal of
+# 100x32 (Textual's real driver, not headless); the app stamps the time once its first frame is
+# out (Textual's Ready) and quits. Closing the runner then may wait for the probe child, which
+# is after the moment measured here.
 TUI = """
-import sys, time
-from pitfalls.tui.app import PitfallsApp
+import os, sys, time
+import pitfalls.tui.app as tui_app
 
-class FirstPaint(PitfallsApp):
-    def on_ready(self):  # Textual sends Ready once the first frame has been displayed
-        sys.__stdout__.write(f"{time.time()}\\n")  # print() is captured by Textual
-        sys.__stdout__.flush()
-        self.exit()
+def on_ready(self):
+    with open(os.environ["PITFALLS_BENCH_STAMP"], "w") as out:
+        out.write(f"{time.time()}\\n")
+    self.exit()
 
-FirstPaint(lang="en").run(headless=True, size=(100, 32))
+tui_app.PitfallsApp.on_ready = on_ready
+sys.argv = ["pitfalls", "tui", "--lang", "en"]
+from pitfalls.__main__ import main
+main()
 """
 
 
 def sample(code: str) -> float:
-    """Seconds from starting `python -c code` to the time stamp it prints."""
-    started = time.time()
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    stamp = float(done.stdout.strip().splitlines()[-1])
-    return stamp - started
+    """Seconds from starting `python -c code` to the time stamp it leaves: on stdout (the
+    floor), or in the file PITFALLS_BENCH_STAMP names (the TUI, whose stdout is a terminal)."""
+    if code != TUI:
+        started = time.time()
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+        )
+        return float(done.stdout.strip().splitlines()[-1]) - started
+    with tempfile.TemporaryDirectory() as tmp:
+        stamp = os.path.join(tmp, "stamp")
+        env = {**os.environ, "PITFALLS_BENCH_STAMP": stamp, "TERM": "xterm-256color"}
+        env.pop("NO_COLOR", None)
+        leader, follower = pty.openpty()
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 32, 100, 0, 0))
+        started = time.time()
+        process = subprocess.Popen(
+            [sys.executable, "-c", code], stdin=follower, stdout=follower, stderr=follower, env=env
+        )
+        os.close(follower)
+        while True:  # drain what the app draws until it exits
+            try:
+                if not os.read(leader, 65536):
+                    break
+            except OSError:
+                break
+        process.wait(timeout=120)
+        os.close(leader)
+        with open(stamp) as handle:
+            return float(handle.read()) - started
 
 
 def main() -> None:
