@@ -6,12 +6,16 @@ Two kinds of evidence, in this order:
    are message fragments; one found verbatim in the query's final error (the last
    `SomeError: message` line and the lines under it) is the strongest evidence there is.
    Found elsewhere in the query (a warning printed before the error), it counts for less.
-2. Words. Tokens of the query (Latin words, lightly stemmed, and character bigrams for
-   Chinese) are matched against the recipe's questions, error texts, names, title, tags and
-   summary, weighted by how rare each token is in the catalogue (IDF). The score is the
-   share of the query's weight a recipe explains, so it means the same across queries.
+2. Words. Tokens of the query (Latin words with plural and verb endings stemmed, names with
+   their CamelCase and snake_case parts, characters and bigrams for Chinese, traditional
+   read as simplified) are matched against the recipe's questions, error texts, names,
+   title, tags and summary, weighted by how rare each token is in the catalogue (IDF). The
+   score is the share of the query's weight a recipe explains, so it means the same across
+   queries. In a typed query (not a pasted error), a word no recipe knows is read as the
+   known word one edit away: ranked, at a lower weight, but no ground for confidence.
 
-Frames of a traceback, user code lines, paths, pids, numbers, shapes and addresses are noise.
+Frames of a traceback (Python's, IPython's and Jupyter's, with their code lines and colours),
+`[rank0]:` prefixes, paths, pids, numbers, shapes and addresses are noise.
 `confident` is true only where the evidence is strong: search prefers "I don't know" to a
 wrong answer. Nothing here imports torch, and the index is built from the metadata cache, so
 searching a thousand recipes costs little more than listing them.
@@ -20,6 +24,7 @@ searching a thousand recipes costs little more than listing them.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -28,12 +33,31 @@ from pitfalls.search_index import (
     _EXCEPTION_LINE,
     _FRAME,
     _NOT_FINAL,
+    PART_WEIGHT,
     attach_indexes,
     build_index,
     normalise_message,
+    strip_ansi,
     tokens,
+    typo_candidates,
     valid_index,
 )
+
+# Frames as IPython and Jupyter print them: `Cell In[5], line 3`, `Input In [5], in <cell
+# line: 3>()`, `<ipython-input-5-...> in <module>`, `File ~/x.py:12, in f(x)`, and older
+# IPython's `/path/x.py in f(x)`; each followed by numbered code lines.
+_NOTEBOOK_FRAME = re.compile(
+    r"^\s*(?:Cell In ?\[\d*\], line \d+|Input In ?\[\d*\], in |<ipython-input-[^>]*> in "
+    r"|File \S.*:\d+, in \S|(?:[A-Za-z]:)?[\\/~]\S*\.py in [\w<>]+\()"
+)
+_NUMBERED_CODE = re.compile(r"^\s*(?:-*>\s*)?\d+\s")
+# `[rank1]:` (torchrun), `[default0]:` (torchrun --tee) before every line of a worker's log.
+_LOG_PREFIX = re.compile(r"^\[(?:rank|default)\d+\]:")
+# `Traceback (most recent call last):` alone on its line, or after a name: a notebook's
+# `RuntimeError      Traceback (most recent call last)`, a worker's `Original Traceback (...)`.
+_TRACEBACK_HEADER = re.compile(r"^\s*(?:[\w.]+\s+)?Traceback \(most recent call last\):?\s*$")
+# pytest repeats the exception type after the failing line: `tests/test_x.py:8: RuntimeError`.
+_PYTEST_LOCATION = re.compile(r"^\S+\.py:\d+: [\w.]+$")
 
 # Scores are in [0, 1] for word evidence; an error fragment lifts a recipe above 1.
 FRAGMENT_SCORE = 1.0
@@ -45,9 +69,13 @@ LEADING_SCORE = 0.55
 LEADING_MARGIN = 0.1
 # The least IDF mass (about two distinctive words) a confident word match must explain.
 CONFIDENT_MASS = 3.0
+# ...and the share of the query's weight it must explain (the rest is what it cannot).
+CONFIDENT_COVERAGE = 0.5
 # A word no recipe contains keeps the full weight of a word seen nowhere: what the catalogue
 # cannot explain must lower the confidence (capping it made unrelated queries confident).
 UNKNOWN_WORD_IDF = float("inf")
+# A word corrected from a typo counts for less than one typed right.
+TYPO_WEIGHT = 0.7
 # Only the end of a longer query is ranked: the final error is there, and ranking ten
 # megabytes of pasted log (or a notebook error with a huge message) took half a minute.
 MAX_QUERY_CHARS = 64 * 1024
@@ -67,23 +95,27 @@ class Query:
     @classmethod
     def parse(cls, text: str) -> Query:
         """Find the last `SomeError: message` block outside traceback frames."""
-        lines = text.splitlines()
+        lines = strip_ansi(text).splitlines()
         kept: list[str] = []
-        skip_code = False
+        frame_indent = -1  # the indentation of the frame header whose code lines follow
         for line in lines:
-            if _FRAME.match(line):
-                skip_code = True  # the next, deeper-indented line is the user's code
+            line = _LOG_PREFIX.sub("", line)
+            if _FRAME.match(line) or _NOTEBOOK_FRAME.match(line):
+                frame_indent = len(line) - len(line.lstrip())
                 continue
-            if skip_code and line.startswith((" ", "\t")) and line.strip():
-                skip_code = False
-                continue
-            skip_code = False
             stripped = line.strip()
-            if not stripped or set(stripped) <= set("^~ "):
+            if frame_indent >= 0:
+                # The frame's code: deeper-indented lines (with Python 3.11's ^^^ markers),
+                # or a notebook's numbered lines (`      1 x = f()`, `----> 3 y = g(x)`).
+                indent = len(line) - len(line.lstrip())
+                if not stripped or indent > frame_indent or _NUMBERED_CODE.match(line):
+                    continue
+                frame_indent = -1
+            if not stripped or set(stripped) <= set("^~- "):
                 continue
-            if stripped.startswith(("Traceback (most recent call last)", "During handling")):
+            if _TRACEBACK_HEADER.match(line) or _PYTEST_LOCATION.match(line):
                 continue
-            if stripped.startswith("The above exception was the direct cause"):
+            if stripped.startswith(("During handling", "The above exception was the direct cause")):
                 continue
             kept.append(line)
         final = None
@@ -150,12 +182,15 @@ def _fragment_hit(fragments: list, focus: str, causes: str, rest: str) -> tuple[
 
 def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     """Rank `recipes` for `query`, best first; each hit says whether it is confident."""
-    query = _tail(query)
+    query = strip_ansi(_tail(query))
     parsed = Query.parse(query)
     weighted: dict[str, float] = {}
-    for token in tokens(parsed.focus):
-        # A single Chinese character says less than a word or a bigram.
-        weighted.setdefault(token, 0.4 if token.startswith("#") else 1.0)
+    parts: set[str] = set()
+    for token in tokens(parsed.focus, parts):
+        # A single Chinese character says less than a word or a bigram, and a part of a
+        # name (`bce` of `BCEWithLogitsLoss`) less than the name.
+        weight = 0.4 if token.startswith("#") else PART_WEIGHT if token in parts else 1.0
+        weighted[token] = max(weighted.get(token, 0.0), weight)
     for token in tokens(parsed.rest):
         weighted.setdefault(token, 0.3)  # what came before the final error counts less
     recipes = list(recipes)
@@ -170,6 +205,7 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         for token in weighted:
             if token in token_weights:
                 frequency[token] += 1
+    guessed = _correct_typos(weighted, frequency, indexed) if not parsed.is_error else set()
     for token in weighted:
         if not frequency[token] and not token.isascii():
             # Chinese bigrams cross word boundaries (率调, 器的): one no recipe contains is
@@ -183,7 +219,10 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         for t in weighted
     }
     query_mass = sum(w * idf[t] for t, w in weighted.items())
-    query_idf_sum = sum(idf.values())
+    # A question is compared on IDF alone, each token in full (weighing Chinese characters and
+    # earlier lines down here ranked worse), except a name's parts: PART_WEIGHT on both sides.
+    query_side = {t: idf[t] * (PART_WEIGHT if t in parts else 1.0) for t in weighted}
+    query_side_sum = sum(query_side.values())
     sequence = [t for t in tokens(parsed.focus) or tokens(parsed.rest) if not t.startswith("#")]
     query_pairs = {f"{a} {b}" for a, b in zip(sequence, sequence[1:])}
     focus, rest = normalise_message(parsed.focus), normalise_message(parsed.rest)
@@ -193,11 +232,13 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     for recipe, index in indexed:
         token_weights = index["weights"]
         strength, fragment = _fragment_hit(index["fragments"], focus, causes, rest)
-        matched_mass = 0.0
+        matched_mass = guessed_mass = 0.0
         for token, weight in weighted.items():
             best = token_weights.get(token)
             if best:
                 matched_mass += weight * idf[token] * best
+                if token in guessed:
+                    guessed_mass += weight * idf[token] * best
         is_name = compact in (recipe.id, *recipe.aliases)
         if not matched_mass and not strength and not is_name:
             continue
@@ -206,26 +247,29 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         shared_pairs = sum(1 for pair in query_pairs if pair in pairs)
         pair_share = shared_pairs / len(query_pairs) if query_pairs else 0.0
         question_similarity = max(
-            (_similarity(weighted, idf, query_idf_sum, q) for q in index["questions"]),
+            (_similarity(query_side, idf, query_side_sum, q) for q in index["questions"]),
             default=0.0,
         )
         score = max(0.8 * coverage + 0.2 * pair_share, question_similarity)
-        confident = score >= CONFIDENT_SCORE and matched_mass >= CONFIDENT_MASS
+        # Enough of the query's words, and at least half of its weight, are the recipe's: a
+        # question that shares two words with a recipe's question is not answered by it.
+        # A word guessed from a typo ranks, but is no ground for a confident answer.
+        sure_mass = matched_mass - guessed_mass
+        explained = sure_mass >= CONFIDENT_MASS and sure_mass >= CONFIDENT_COVERAGE * query_mass
+        confident = score >= CONFIDENT_SCORE and explained
         if is_name:
             score, confident = FRAGMENT_SCORE + 1.0, True
         if strength:
             score = FRAGMENT_SCORE + strength
             confident = strength >= 0.9 or confident
         if score > 0.0:
-            hits.append(
-                (score, recipe, index, confident, fragment, strength, is_name, matched_mass)
-            )
+            hits.append((score, recipe, index, confident, fragment, strength, is_name, explained))
     hits.sort(key=lambda h: (-h[0], h[1].id))
     if hits and not hits[0][3] and hits[0][0] < FRAGMENT_SCORE:
         # The relative rule: a clear lead on word evidence alone.
         lead = hits[0][0] - (hits[1][0] if len(hits) > 1 else 0.0)
         first = hits[0]
-        if first[0] >= LEADING_SCORE and lead >= LEADING_MARGIN and first[7] >= CONFIDENT_MASS:
+        if first[0] >= LEADING_SCORE and lead >= LEADING_MARGIN and first[7]:
             hits[0] = (*first[:3], True, *first[4:])
     return [
         Hit(
@@ -233,6 +277,39 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         )
         for score, recipe, index, sure, frag, strength, is_name, _ in hits[:limit]
     ]
+
+
+def _correct_typos(
+    weighted: dict[str, float], frequency: dict[str, int], indexed: list
+) -> set[str]:
+    """Replace each word of a typed query that no recipe knows by the known word one edit
+    away (`memmory` -> `memory`), the most common one where several are; at a lower weight,
+    since it is a guess. Pasted errors are left alone: their unknown words are the user's
+    names, not typos. Returns the guessed words."""
+    unknown = [
+        t for t in weighted if not frequency[t] and t.isascii() and t.isalpha() and len(t) >= 4
+    ]
+    guessed: set[str] = set()
+    if not unknown:
+        return guessed
+    candidates = {token: typo_candidates(token) for token in unknown}
+    wanted = set().union(*candidates.values())
+    vocabulary: dict[str, int] = {}  # how many recipes know each candidate
+    for _, index in indexed:
+        for known in index["weights"].keys() & wanted:  # a C-level intersection
+            vocabulary[known] = vocabulary.get(known, 0) + 1
+    for token in unknown:
+        known = [c for c in candidates[token] if c in vocabulary]
+        if not known:
+            continue
+        best = max(known, key=lambda c: (vocabulary[c], c))
+        weight = weighted.pop(token) * TYPO_WEIGHT
+        frequency.pop(token)
+        if best not in weighted:
+            weighted[best] = weight
+            frequency[best] = vocabulary[best]
+            guessed.add(best)
+    return guessed
 
 
 def _tail(query: str) -> str:
@@ -262,20 +339,24 @@ def _matched_fields(index: dict, weighted: dict[str, float], strength: float, is
 
 
 def _similarity(
-    weighted: dict[str, float], idf: dict[str, float], query_side: float, question: list[str]
+    query: dict[str, float], idf: dict[str, float], query_sum: float, question: dict[str, float]
 ) -> float:
-    """IDF-weighted Dice overlap between the query and one question, in [0, 1]."""
-    if not question or not query_side:
+    """Weighted Dice overlap between the query and one question, in [0, 1]: a token counts
+    its IDF times its weight (PART_WEIGHT for a part of a name) on each side; `query` holds
+    the query's, and a question word the query lacks weighs like an average word."""
+    if not question or not query_sum:
         return 0.0
     common = 0.0
-    question_side = 0.0
-    for token in set(question):
-        if token in weighted:
-            common += idf[token]
-            question_side += idf[token]
+    question_sum = 0.0
+    for token, weight in question.items():
+        mine = query.get(token)
+        if mine is None:
+            question_sum += weight * _DEFAULT_IDF
         else:
-            question_side += _DEFAULT_IDF
-    return 2 * common / (query_side + question_side)
+            theirs = weight * idf[token]
+            common += min(mine, theirs)
+            question_sum += theirs
+    return 2 * common / (query_sum + question_sum)
 
 
 def best_match(recipes: Iterable[Recipe], text: str) -> Hit | None:

@@ -3,6 +3,12 @@
 The index of a recipe (its fields as tokens, its questions, word pairs and normalised error
 fragments) depends only on the recipe, so the registry's metadata cache stores it: a search
 over a thousand recipes then tokenises the query, not the catalogue.
+
+Tokens are the same for queries and recipes: terminal colours dropped, traditional Chinese
+read as simplified (with Taiwan's words for memory, data, program...), English words stemmed
+for plurals, verb forms and -ize/-ise, names split at CamelCase and `_` (parts kept apart, so
+that a name counts as one mention), and Chinese as characters and bigrams. Change any of it
+and INDEX_VERSION must change with it.
 """
 
 from __future__ import annotations
@@ -11,8 +17,9 @@ import re
 from typing import Any
 
 from pitfalls.model import LANGS, Recipe
+from pitfalls.zh_variants import as_simplified
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 
 _NOISE = [
     re.compile(r"0x[0-9a-fA-F]+"),  # addresses
@@ -31,7 +38,10 @@ _STOPWORDS = frozenset(
     "keep keeps even still "
     # contractions split at the apostrophe (doesn't -> doesn), and words every report has
     "doesn don didn isn wasn aren won couldn shouldn wouldn haven hasn weren "
-    "bug work works working worked pytorch torch problem issue help please thanks".split()
+    "bug work works working worked pytorch torch problem issue help please thanks "
+    # the same contractions typed without the apostrophe
+    "dont doesnt didnt isnt wasnt arent wont cant couldnt shouldnt wouldnt havent hasnt "
+    "im ive".split()
 )
 # Bigrams of Chinese function words that say nothing about a pitfall.
 _CJK_STOP = frozenset(
@@ -42,8 +52,10 @@ _CJK_STOP = frozenset(
 _CJK_STOP_CHARS = frozenset("的了是在我你他她它们这那有和就都也还把被吗呢吧啊么什怎为个一不")
 # Function characters: a bigram holding one is almost always a cross-word fragment (被改, 也被).
 _CJK_FUNCTION_CHARS = frozenset("的了也被都是在我你他她它就还把吗呢吧啊这那和很么来")
-# CamelCase type names (DoubleTensor, FloatTensor) also match their parts.
-_CAMEL = re.compile(r"\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b")
+# CamelCase type names (DoubleTensor, FloatTensor, BCELoss) also match their parts, acronyms
+# included (BCE, MSE, NLL).
+_CAMEL = re.compile(r"\b[A-Za-z]*(?:[a-z][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*\b")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]{2,}")
 # A few spellings users write for the same thing.
 _SYNONYMS = {
     "grad": "gradient",
@@ -54,6 +66,30 @@ _SYNONYMS = {
     "infs": "inf",
     "dataloaders": "dataloader",
 }
+# -ize, -izer, -izing, -ization as -ise...: normalize meets normalise (not size, seize).
+_IZE = re.compile(r"(?<=[a-z]{3})iz(?=[eai])")
+# Words whose -ing or -ed is not an inflection.
+_NOT_INFLECTED = frozenset(
+    "string during thing nothing something anything everything embed spring bring".split()
+)
+# Terminal colours: IPython, Jupyter and Python 3.13 colour their tracebacks.
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+# A method or attribute whose name is a stopword (`x.to(device)`, `tensor.to`) still names an
+# API: kept as a token where a name, `)` or `]` comes before its dot.
+_CALL_BEFORE = re.compile(r"[\w)\]]")
+
+
+def strip_ansi(text: str) -> str:
+    """`text` without terminal colours."""
+    return _ANSI.sub("", text) if "\x1b" in text else text
+
+
+def clean(text: str) -> str:
+    """`text` without terminal colours, and with traditional Chinese as simplified."""
+    text = strip_ansi(text)
+    return text if text.isascii() else as_simplified(text)
+
+
 _EXCEPTION_LINE = re.compile(
     r"(?:^|[\s:(])((?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Warning))(?::|$)"
 )
@@ -62,39 +98,77 @@ _NOT_FINAL = ("Warning",)
 
 
 def _stem(word: str) -> str:
-    """A light English plural stemmer: `gradients` -> `gradient`, `batches` -> `batch`."""
+    """A light English suffix stemmer, the same for queries and recipes: plurals and verb
+    forms meet (`gradients` -> `gradient`, `accumulates`, `accumulated`, `accumulating` and
+    `accumulate` -> `accumulat`, `padded` -> `pad`), and US -ize meets UK -ise."""
     if len(word) <= 3:
         return word
+    if not word.isalpha():
+        # Identifiers (`float16`, `num_workers`) only lose a plural s.
+        return word[:-1] if word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
+    if "iz" in word:
+        word = _IZE.sub("is", word)
     if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
+        word = word[:-3] + "y"
+    elif word.endswith(("ches", "shes", "sses", "xes", "zes")):
+        word = word[:-2]
+    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    if word in _NOT_INFLECTED:
+        return word
+    if word.endswith("ied") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("ing") and len(word) >= 6 or word.endswith("ed") and len(word) >= 5:
+        if not word.endswith("eed"):
+            word = word[:-3] if word.endswith("ing") else word[:-2]
+            if word[-1] == word[-2] and word[-1] not in "aeioulsz":
+                word = word[:-1]  # padded -> padd -> pad, running -> run
+    if word.endswith("e") and len(word) >= 4:
+        word = word[:-1]  # accumulate meets accumulat(ed), cache meets cach(ing)
     return word
 
 
-def tokens(text: str) -> list[str]:
-    """Normalised search tokens of `text`, in order (see the module docstring)."""
+def tokens(text: str, parts_only: set[str] | None = None) -> list[str]:
+    """Normalised search tokens of `text`, in order (see the module docstring). Where
+    `parts_only` is given, the tokens found only as parts of identifiers (`bce` of
+    `BCEWithLogitsLoss`, `hot` of `one_hot`) are added to it: one name is one mention."""
+    text = clean(text)
     for pattern in _NOISE:
         text = pattern.sub(" ", text)
     camel_parts = [
-        part
-        for name in _CAMEL.findall(text)
-        for part in re.findall(r"[A-Z]?[a-z]+", name)
-        if len(part) > 2
+        part for name in _CAMEL.findall(text) for part in _CAMEL_PART.findall(name) if len(part) > 2
     ]
-    lowered = text.lower() + " " + " ".join(camel_parts).lower()
+    lowered = text.lower()
+    boundary = len(lowered)  # CamelCase parts come after it
+    lowered += " " + " ".join(camel_parts).lower()
     found = []
-    for word in _WORD.findall(lowered):
+    whole: set[str] = set()
+    parts_found: list[str] = []
+    for match in _WORD.finditer(lowered):
+        word = match.group()
         if word in _STOPWORDS or len(word) < 2:
+            start = match.start()
+            if start > 1 and lowered[start - 1] == "." and _CALL_BEFORE.match(lowered[start - 2]):
+                found.append(word)  # `x.to(device)`: a method, not the word "to"
+                whole.add(word)
             continue
         word = _SYNONYMS.get(word, word)
         parts = [p for p in re.split(r"[_\-]+", word) if len(p) > 1 and p not in _STOPWORDS]
-        found.append(_stem(word))
+        stem = _stem(word)
+        if stem in _STOPWORDS:
+            continue  # gets -> get, uses -> use
+        found.append(stem)
+        if match.start() > boundary:
+            parts_found.append(stem)
+        else:
+            whole.add(stem)
         # Split identifiers too, so that `scatter_` and `one_hot` also match `scatter`, `hot`.
         if len(parts) > 1:
-            found.extend(_stem(_SYNONYMS.get(p, p)) for p in parts)
+            split = [_stem(_SYNONYMS.get(p, p)) for p in parts]
+            found.extend(split)
+            parts_found.extend(split)
+    if parts_only is not None:
+        parts_only.update(t for t in parts_found if t not in whole)
     for run in _CJK.findall(text):
         # Single characters too: Chinese users write 累加 where a recipe says 累积, and the
         # shared character still counts (IDF keeps common characters cheap).
@@ -105,6 +179,33 @@ def tokens(text: str) -> list[str]:
             if bigram not in _CJK_STOP and not (_CJK_FUNCTION_CHARS & set(bigram))
         )
     return found
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def typo_candidates(token: str) -> set[str]:
+    """Stems one edit away from `token` (a deletion, transposition, substitution or insertion):
+    what a word the catalogue does not know may have been meant as (`memmory`, `gradiant`,
+    `optimzer`, `weigths`). The caller keeps those the catalogue knows."""
+    splits = [(token[:i], token[i:]) for i in range(len(token) + 1)]
+    edits = {a + b[1:] for a, b in splits if b}
+    edits |= {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    edits |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS if c != b[0]}
+    edits |= {a + c + b for a, b in splits for c in _LETTERS}
+    # A stem much shorter than the word is another word (finder -> find), not a typo of it.
+    return {stem for stem in map(_stem, edits) if len(stem) >= len(token) - 1} - {token}
+
+
+# A part of a name (`bce`, `logit` of `BCEWithLogitsLoss`) says less than a word: one name
+# is one mention, not four.
+PART_WEIGHT = 0.5
+
+
+def part_weights(text: str) -> dict[str, float]:
+    """The tokens of `text`, each with PART_WEIGHT where it is only a part of a name, else 1."""
+    parts: set[str] = set()
+    return {t: PART_WEIGHT if t in parts else 1.0 for t in tokens(text, parts)}
 
 
 def normalise_message(text: str) -> str:
@@ -129,7 +230,8 @@ FIELD_WEIGHTS = {
 
 def build_index(recipe: Recipe) -> dict[str, Any]:
     """The recipe's search index as plain, marshal-able data."""
-    questions = [tokens(q) for lang in LANGS for q in recipe.questions.get(lang, ())]
+    texts_of_questions = [q for lang in LANGS for q in recipe.questions.get(lang, ())]
+    questions = [tokens(q) for q in texts_of_questions]
     error_texts = [e.text for e in recipe.errors] + [e.text for e in recipe.legacy_errors]
     names = [recipe.id, *recipe.aliases]
     texts = {
@@ -155,7 +257,7 @@ def build_index(recipe: Recipe) -> dict[str, Any]:
         "version": INDEX_VERSION,
         "fields": fields,
         "weights": weights,  # each token's best field weight: one lookup while ranking
-        "questions": [sorted(set(q)) for q in questions],
+        "questions": [part_weights(q) for q in texts_of_questions],
         "pairs": pairs,
         "fragments": fragments,
     }
@@ -177,6 +279,7 @@ def valid_index(index: Any) -> bool:
         and index.get("version") == INDEX_VERSION
         and isinstance(index.get("fields"), dict)
         and isinstance(index.get("questions"), list)
+        and all(isinstance(q, dict) for q in index["questions"])
         and isinstance(index.get("weights"), dict)
         and isinstance(index.get("pairs"), dict)
         and isinstance(index.get("fragments"), list)

@@ -211,3 +211,216 @@ def test_the_evaluation_set_written_by_a_second_author(catalogue) -> None:
     assert wrong_confident <= 0.01 * len(CASES)
     confident_unrelated = [q for q in UNRELATED if best_match(catalogue, q) is not None]
     assert confident_unrelated == []
+
+
+# --- How real users paste: notebooks, colours, worker logs, pytest --------------------------
+
+_RED, _GREEN, _RESET = "\x1b[0;31m", "\x1b[0;32m", "\x1b[0m"
+_MESSAGE = (
+    "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same"
+)
+# A Jupyter (IPython 8) traceback as copied from a notebook with its colours.
+_NOTEBOOK = (
+    f"{_RED}---------------------------------------------------------------------------{_RESET}\n"
+    f"{_RED}RuntimeError{_RESET}                              Traceback (most recent call last)\n"
+    f"Cell {_GREEN}In[5], line 3{_RESET}\n"
+    f"{_GREEN}      1{_RESET} net{_RED}.{_RESET}train()\n"
+    f"{_GREEN}      2{_RESET} for batch in loader:\n"
+    f"{_RED}----> 3{_RESET}     out = net(batch_quaternion.cuda())\n\n"
+    f"File {_GREEN}~/env/lib/python3.10/site-packages/torch/nn/modules/module.py:1501{_RESET}, "
+    f"in Module._call_impl(self, *args, **kwargs)\n"
+    f"{_GREEN}   1500{_RESET}     hooks = self._forward_hooks_quaternion\n"
+    f"{_RED}-> 1501{_RESET}     return forward_call(*args, **kwargs)\n\n"
+    f"{_RED}RuntimeError{_RESET}: {_MESSAGE}"
+)
+
+
+def test_a_coloured_notebook_traceback_is_reduced_to_its_final_error() -> None:
+    query = Query.parse(_NOTEBOOK)
+    assert query.is_error
+    assert query.focus == f"RuntimeError: {_MESSAGE}"
+    # Cell and file frames, their numbered code lines and the header are noise, not context.
+    assert "quaternion" not in query.rest and not query.rest.strip()
+
+
+def test_a_notebook_traceback_gets_the_answer_of_its_bare_message(catalogue) -> None:
+    bare = search(catalogue, f"RuntimeError: {_MESSAGE}", limit=3)
+    pasted = search(catalogue, _NOTEBOOK, limit=3)
+    assert [h.recipe.id for h in pasted] == [h.recipe.id for h in bare]
+    assert pasted[0].confident == bare[0].confident
+
+
+def test_old_ipython_frames_and_their_numbered_lines_are_noise() -> None:
+    query = Query.parse(
+        "RuntimeError                              Traceback (most recent call last)\n"
+        "<ipython-input-7-1b2c3d4e5f> in <module>()\n"
+        "      5     loss = crit(out, y)\n"
+        "----> 6     loss.backward(quaternion)\n\n"
+        "/usr/local/lib/python3.7/dist-packages/torch/tensor.py in backward(self, gradient)\n"
+        "    184         quaternion_docs\n"
+        "--> 185         torch.autograd.backward(self, gradient)\n\n"
+        "Input In [3], in <cell line: 2>()\n"
+        "----> 2 quaternion()\n\n"
+        "RuntimeError: the real message\n"
+    )
+    assert query.focus == "RuntimeError: the real message"
+    assert "quaternion" not in query.rest
+
+
+def test_worker_log_prefixes_and_multiline_frame_code_are_noise() -> None:
+    query = Query.parse(
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/w/train.py", line 9, in <module>\n'
+        "[rank1]:     out = quaternion_model(\n"
+        "[rank1]:           ^^^^^^^^^^^^^^^^^\n"
+        "[rank1]:         quaternion_input,\n"
+        "[rank1]:     )\n"
+        "[rank1]: RuntimeError: the real message\n"
+    )
+    assert query.focus.strip() == "RuntimeError: the real message"
+    assert "quaternion" not in query.rest
+
+
+def test_pytest_repeating_the_exception_type_is_not_the_final_error() -> None:
+    query = Query.parse(
+        "    def test_it():\n"
+        ">       w[0] += 1\n"
+        "E       RuntimeError: a view of a leaf Variable that requires grad is being used\n"
+        "\n"
+        "tests/test_model.py:8: RuntimeError\n"
+    )
+    assert "a view of a leaf Variable" in query.focus
+
+
+# --- Tokens: word forms, names, Chinese scripts ----------------------------------------------
+
+
+def test_verb_and_plural_forms_meet() -> None:
+    from pitfalls.search_index import tokens
+
+    forms = ["accumulate", "accumulates", "accumulated", "accumulating"]
+    assert len({tuple(tokens(word)) for word in forms}) == 1
+    assert tokens("padded") == tokens("padding") == tokens("pad")
+    assert tokens("shuffled") == tokens("shuffle") == tokens("shuffling")
+    assert tokens("normalize") == tokens("normalise") == tokens("normalizes")
+    assert tokens("optimizers") == tokens("optimiser")
+    # Words whose -ing is no inflection keep it, and a stem that is a stopword is dropped.
+    assert tokens("string") != tokens("str")
+    assert tokens("embedding") == tokens("embed")
+    assert tokens("it gets") == []
+
+
+def test_a_method_named_like_a_stopword_is_a_token() -> None:
+    from pitfalls.search_index import tokens
+
+    assert "to" in tokens("tensor.to(device) does not move it")
+    assert "to" in tokens("why does model.to work but tensor.to not")
+    assert "to" not in tokens("how to move it to the GPU")
+    assert "to" not in tokens("It ends. To be sure")
+
+
+def test_camel_case_names_with_acronyms_split_and_their_parts_weigh_less() -> None:
+    from pitfalls.search_index import tokens
+
+    parts: set[str] = set()
+    found = tokens("BCEWithLogitsLoss on the loss, and batch_first", parts)
+    assert {"bcewithlogitsloss", "bce", "logit", "loss", "batch_first", "batch"} <= set(found)
+    assert "mse" in tokens("MSELoss") and "norm" in tokens("BatchNorm2d")
+    # `loss` is also a word of the query, so it is not only a part.
+    assert parts == {"bce", "logit", "batch", "first"}
+
+
+def test_traditional_chinese_searches_like_simplified(catalogue) -> None:
+    from pitfalls.search_index import tokens
+
+    assert tokens("損失函數變成 nan") == tokens("损失函数变成 nan")
+    # Taiwan's words for memory, data and program.
+    assert tokens("記憶體一直增加") == tokens("内存一直增加")
+    assert tokens("資料集") == tokens("数据集")
+    for traditional, simplified in [
+        ("凍結參數沒有效果", "冻结参数没有效果"),
+        ("驗證的時候顯存一直漲", "验证的时候显存一直涨"),
+        ("多個 worker 的隨機增強一模一樣", "多个 worker 的随机增强一模一样"),
+    ]:
+        assert [(h.recipe.id, h.score) for h in search(catalogue, traditional)] == [
+            (h.recipe.id, h.score) for h in search(catalogue, simplified)
+        ]
+
+
+def test_terminal_colours_do_not_glue_to_words() -> None:
+    from pitfalls.search_index import tokens
+
+    assert tokens("\x1b[1;31mRuntimeError\x1b[0m: \x1b[35mgradient\x1b[0m") == tokens(
+        "RuntimeError: gradient"
+    )
+
+
+# --- Typos and confidence ----------------------------------------------------------------------
+
+
+def test_a_typo_is_corrected_to_a_word_the_catalogue_knows(catalogue) -> None:
+    right = search(catalogue, "gradient clipping has no effect", limit=1)[0]
+    typed = search(catalogue, "gradiant cliping has no efect", limit=1)[0]
+    assert typed.recipe.id == right.recipe.id == "clip-grad-placement"
+    # US spelling against the recipes' UK one, and a doubled letter.
+    assert search(catalogue, "cuda out of memmory", limit=1)[0].recipe.id in {
+        "cuda-oom",
+        "cuda-caching-allocator",
+    }
+
+
+def test_a_typo_candidate_is_one_edit_away_and_not_a_shorter_word() -> None:
+    from pitfalls.search_index import tokens, typo_candidates
+
+    assert tokens("memory")[0] in typo_candidates(tokens("memmory")[0])
+    assert tokens("optimizer")[0] in typo_candidates(tokens("optimzer")[0])
+    assert tokens("weights")[0] in typo_candidates(tokens("weigths")[0])
+    assert "find" not in typo_candidates(tokens("finder")[0])
+
+
+def test_words_guessed_from_typos_are_no_ground_for_confidence(catalogue) -> None:
+    # Only guessed words match: ranked, never a confident answer.
+    hits = search(catalogue, "gradiant nonne weigths", limit=3)
+    assert hits and not any(h.confident for h in hits)
+
+
+def test_pasted_errors_are_not_typo_corrected(catalogue) -> None:
+    from pitfalls import search as module
+
+    calls = []
+    original = module._correct_typos
+    try:
+        module._correct_typos = lambda *a: calls.append(a) or set()
+        search(catalogue, "RuntimeError: memmory of my quaternion layer")
+        assert calls == []
+        search(catalogue, "memmory of my quaternion layer")
+        assert len(calls) == 1
+    finally:
+        module._correct_typos = original
+
+
+def test_a_question_that_leaves_half_the_query_unexplained_is_not_confident(catalogue) -> None:
+    # A recipe's own question is answered; wrapped in words no recipe knows it is still the
+    # best guess, but no longer a confident one.
+    assert best_match(catalogue, "pip installed the CPU version of pytorch") is not None
+    hits = search(catalogue, "kangaroo pip installed the CPU version marmalade", limit=1)
+    assert hits[0].recipe.id == "cuda-not-available" and not hits[0].confident
+
+
+def test_an_index_of_an_older_version_or_shape_is_rebuilt(catalogue) -> None:
+    from pitfalls.search_index import INDEX_VERSION, build_index, valid_index
+
+    recipe = next(iter(catalogue))
+    index = build_index(recipe)
+    assert valid_index(index)
+    assert not valid_index({**index, "version": INDEX_VERSION - 1})
+    assert not valid_index({**index, "questions": [sorted(q) for q in index["questions"]]})
+
+
+def test_only_a_whole_traceback_header_line_is_dropped() -> None:
+    # A message glued to a header (a paste into a one-line box) is still the final error.
+    glued = "RuntimeError: the real message.Traceback (most recent call last):"
+    assert Query.parse(glued).focus == glued
+    assert Query.parse("Original Traceback (most recent call last):\nValueError: x").focus == (
+        "ValueError: x"
+    )

@@ -470,14 +470,31 @@ async def test_a_pasted_traceback_ranks_with_the_search() -> None:
         filter_box.post_message(events.Paste(TRACEBACK))
         await pilot.pause()
         await pilot.pause()
-        # Input alone would keep "Traceback (most recent call last):"; the box shows the error.
+        # Input alone would keep "Traceback (most recent call last):"; the box shows the error
+        # line alone (Input's own paste handler must not append to it) and keeps the paste.
         assert filter_box.value.startswith("RuntimeError: one of the variables")
+        assert "Traceback" not in filter_box.value
+        assert filter_box.pasted == TRACEBACK and filter_box.query_text == TRACEBACK
         assert shown_ids(app)[0] == "inplace-autograd"
         # Typing over the paste goes back to plain filtering.
         filter_box.value = "focal"
         await pilot.pause()
         assert filter_box.pasted == ""
         assert "focal-loss" in shown_ids(app) and "inplace-autograd" not in shown_ids(app)
+
+
+async def test_a_one_line_paste_is_pasted_once() -> None:
+    from textual import events
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        filter_box = app.screen.query_one(FilterInput)
+        filter_box.post_message(events.Paste("focal"))
+        await pilot.pause()
+        await pilot.pause()
+        assert filter_box.value == "focal" and filter_box.pasted == ""
 
 
 async def test_a_typed_sentence_without_substring_match_is_searched() -> None:

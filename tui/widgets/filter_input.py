@@ -40,8 +40,10 @@ class FilterInput(Input):
     def _on_paste(self, event: events.Paste) -> None:
         text = event.text or ""
         if "\n" not in text.strip():
-            super()._on_paste(event)
-            return
+            return  # Input's own handler (called after this one) pastes it as usual
+        # Textual calls the base class's handler too unless the default is prevented: Input's
+        # would append the paste's first line, and that edit would drop the paste.
+        event.prevent_default()
         event.stop()
         from pitfalls.search import Query
 
