@@ -143,3 +143,464 @@ def test_columns_count_characters_not_bytes() -> None:
     source = "import torch\ns = '数据'; t = torch.load('x')\n"
     (finding,) = run(source).findings
     assert finding.col == len("s = '数据'; t = ") + 1
+
+
+# --- Kinds shown by use: `x.backward()` makes a loss, `.parameters()`/`.eval()` a module.
+
+
+def test_a_backpropagated_value_is_a_loss_whatever_computed_it() -> None:
+    source = (
+        "import torch\n"
+        "def train(model, criterion, loader, optimizer):\n"
+        "    running, losses = 0.0, []\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        running += loss\n"
+        "        losses.append(loss)\n"
+        "    return running\n"
+    )
+    assert codes(source) == [(9, "PFL301"), (10, "PFL301")]
+
+
+def test_backward_evidence_holds_only_for_the_binding_it_follows() -> None:
+    # `loss` is reused for a number after the training loop, or turned into one.
+    source = (
+        "import torch\n"
+        "def fit(model, loader, opt, evaluate, epochs):\n"
+        "    history, logs = [], []\n"
+        "    for epoch in range(epochs):\n"
+        "        for x, y in loader:\n"
+        "            loss = model.compute_loss(x, y)\n"
+        "            opt.zero_grad()\n"
+        "            loss.backward()\n"
+        "            opt.step()\n"
+        "            loss = loss.item()\n"
+        "            logs.append(loss)\n"
+        "        loss = evaluate(model)\n"
+        "        history.append(loss)\n"
+        "    return history, logs\n"
+    )
+    assert codes(source) == []
+
+
+def test_accelerate_and_lightning_backward_calls_show_a_loss() -> None:
+    source = (
+        "import torch\n"
+        "def train(model, loader, opt, accelerator):\n"
+        "    total = 0\n"
+        "    for batch in loader:\n"
+        "        loss = model(**batch).loss_value\n"
+        "        accelerator.backward(loss)\n"
+        "        opt.step()\n"
+        "        opt.zero_grad()\n"
+        "        total += loss\n"
+        "    return total\n"
+    )
+    assert codes(source) == [(9, "PFL301")]
+    assert codes(source.replace("total += loss", "total += loss.item()")) == []
+
+
+def test_module_evidence_follows_attribute_chains_and_bindings() -> None:
+    source = (
+        "import torchvision\nfrom torch import nn\n"
+        "model = torchvision.models.resnet18()\n"
+        "model.head = nn.Linear(512, 2)\n"
+        "for p in model.fc.parameters():\n"
+        "    p.requires_grad = True\n"
+        "model.fc.requires_grad = False\n"
+        "model.head.requires_grad = False\n"
+        "model.pos_embed.requires_grad = False\n"
+    )
+    assert codes(source) == [(7, "PFL013"), (8, "PFL013")]
+
+
+def test_eval_with_an_argument_is_not_module_evidence() -> None:
+    source = (
+        "import torch\n"
+        "def f(df, model, x):\n"
+        "    df.eval('c = a + b')\n"
+        "    model.eval()\n"
+        "    df.requires_grad = False\n"
+        "    model.requires_grad = False\n"
+    )
+    assert codes(source) == [(6, "PFL013")]
+
+
+def test_self_attributes_used_as_modules_in_any_method_are_modules() -> None:
+    source = (
+        "import torch\n"
+        "class Trainer:\n"
+        "    def __init__(self, model):\n"
+        "        self.model = model\n"
+        "        self.other = model\n"
+        "    def evaluate(self, x):\n"
+        "        self.model.eval()\n"
+        "        out = self.model(x)\n"
+        "        print(out.data)\n"
+        "        print(self.other(x).data)\n"
+    )
+    assert codes(source) == [(9, "PFL102")]
+
+
+def test_walrus_binds_its_name() -> None:
+    source = (
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, opt):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        (loss := F.cross_entropy(model(x), y)).backward()\n"
+        "        opt.step()\n"
+        "        total += loss\n"
+        "    return total\n"
+    )
+    assert codes(source) == [(8, "PFL301")]
+    assert codes(source.replace("total += loss", "total += loss.item()")) == []
+
+
+# --- PFL301: where a total lives and whether a graph is recorded.
+
+
+def test_loss_totals_at_module_level_as_in_notebooks() -> None:
+    source = (
+        "import torch\nimport torch.nn as nn\n"
+        "model = nn.Linear(4, 2)\n"
+        "criterion = nn.CrossEntropyLoss()\n"
+        "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "history = []\n"
+        "for epoch in range(3):\n"
+        "    epoch_loss = 0\n"
+        "    for x, y in loader:\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        epoch_loss += loss\n"
+        "    history.append(epoch_loss / 10)\n"
+    )
+    assert codes(source) == [(14, "PFL301"), (15, "PFL301")]
+    fixed = source.replace("epoch_loss += loss", "epoch_loss += loss.item()")
+    assert codes(fixed) == []
+
+
+def test_totals_under_no_grad_record_no_graph() -> None:
+    source = (
+        "import torch\nfrom torch import no_grad\nimport torch.nn as nn\n"
+        "criterion = nn.MSELoss()\n"
+        "def val(model, loader, training):\n"
+        "    total = 0\n"
+        "    with no_grad():\n"
+        "        for x, y in loader:\n"
+        "            total += criterion(model(x), y)\n"
+        "    with torch.set_grad_enabled(training):\n"
+        "        for x, y in loader:\n"
+        "            total += criterion(model(x), y)\n"
+        "    print(total)\n"
+        "@torch.inference_mode()\n"
+        "def val2(model, loader):\n"
+        "    losses = []\n"
+        "    for x, y in loader:\n"
+        "        losses.append(criterion(model(x), y))\n"
+        "    print(losses)\n"
+        "def val3(model, loader):\n"
+        "    total = 0\n"
+        "    with torch.enable_grad():\n"
+        "        for x, y in loader:\n"
+        "            total += criterion(model(x), y)\n"
+        "    print(total)\n"
+    )
+    assert codes(source) == [(24, "PFL301")]
+
+
+def test_a_periodic_reset_still_lets_graphs_pile_up() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "criterion = nn.CrossEntropyLoss()\n"
+        "def train(net, loader, optimizer):\n"
+        "    running = 0.0\n"
+        "    for i, (x, y) in enumerate(loader):\n"
+        "        optimizer.zero_grad()\n"
+        "        loss = criterion(net(x), y)\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        running += loss\n"
+        "        if i % 100 == 99:\n"
+        "            running = 0.0\n"
+    )
+    assert codes(source) == [(10, "PFL301")]
+    per_iteration = source.replace(
+        "        if i % 100 == 99:\n            running = 0.0\n", "        running = 0.0\n"
+    )
+    assert codes(per_iteration) == []
+
+
+def test_a_loss_summed_for_the_caller_is_not_a_leak() -> None:
+    source = (
+        "import torch.nn as nn\nimport torch.nn.functional as F\n"
+        "class DeepSupervision(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.criterion = nn.CrossEntropyLoss()\n"
+        "    def forward(self, outputs, target):\n"
+        "        loss = 0\n"
+        "        for out in outputs:\n"
+        "            loss += self.criterion(out, target)\n"
+        "        return loss\n"
+        "def evaluate(model, loader):\n"
+        "    model.eval()\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        total += F.mse_loss(model(x), y)\n"
+        "    return total\n"
+        "def train(model, loader, opt):\n"
+        "    total = 0\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss = F.mse_loss(model(x), y)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        total += loss\n"
+        "    return total\n"
+    )
+    assert codes(source) == [(16, "PFL301"), (25, "PFL301")]
+
+
+def test_running_totals_on_self() -> None:
+    source = (
+        "import torch.nn.functional as F\n"
+        "class Trainer:\n"
+        "    def fit(self, loader):\n"
+        "        for x, y in loader:\n"
+        "            self.opt.zero_grad()\n"
+        "            loss = F.cross_entropy(self.model(x), y)\n"
+        "            loss.backward()\n"
+        "            self.opt.step()\n"
+        "            self.history.append(loss)\n"
+        "            self.total += loss\n"
+        "            self.logged.append(loss.item())\n"
+    )
+    assert codes(source) == [(9, "PFL301"), (10, "PFL301")]
+
+
+# --- Probabilities: methods on unknown tensors, reshaped and selected probabilities.
+
+
+def test_softmax_and_sigmoid_methods_on_any_tensor() -> None:
+    source = (
+        "import torch\nimport torch.nn as nn\n"
+        "def step(model, x, y, student, teacher, T):\n"
+        "    probs = model(x).softmax(dim=1)\n"
+        "    a = nn.functional.cross_entropy(probs, y)\n"
+        "    b = nn.BCELoss()(model(x).sigmoid(), y)\n"
+        "    p = (teacher / T).softmax(-1)\n"
+        "    q = (student / T).log_softmax(-1)\n"
+        "    c = nn.functional.kl_div(q, p, reduction='batchmean')\n"
+        "    d = nn.functional.cross_entropy(model(x), y)\n"
+        "    return a, b, c, d\n"
+    )
+    assert codes(source) == [(5, "PFL201"), (6, "PFL203")]
+
+
+def test_a_softmax_method_of_an_imported_module_is_not_a_tensor_method() -> None:
+    source = (
+        "import torch\nimport scipy.special as sp\n"
+        "def f(x, y):\n"
+        "    return torch.log(sp.softmax(x)), torch.log(x.softmax(-1))\n"
+    )
+    assert codes(source) == [(4, "PFL202")]
+
+
+def test_reshaped_or_selected_probabilities_stay_probabilities() -> None:
+    source = (
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "def focal(logits, target, model, x, y):\n"
+        "    prob = F.softmax(logits, dim=1)\n"
+        "    pt = prob.gather(1, target.view(-1, 1)).squeeze(1)\n"
+        "    a = pt.log()\n"
+        "    b = torch.log(prob[:, 1])\n"
+        "    c = torch.log(pt.clamp(min=1e-6))\n"
+        "    out = torch.sigmoid(model(x)).squeeze()\n"
+        "    d = nn.BCELoss()(out, y)\n"
+        "    e = nn.BCELoss()(out.clamp(1e-6, 1 - 1e-6), y)\n"
+        "    return a, b, c, d, e\n"
+    )
+    assert codes(source) == [(7, "PFL202"), (8, "PFL202"), (11, "PFL203")]
+
+
+# --- Models from other packages.
+
+
+def test_transformers_timm_and_lightning_models_are_modules() -> None:
+    source = (
+        "import timm\nimport torch\nimport lightning.pytorch as pl\nfrom torch import nn\n"
+        "from transformers import AutoModelForSequenceClassification, AutoTokenizer\n"
+        "from transformers import DataCollatorForLanguageModeling, TFAutoModel\n"
+        "model = AutoModelForSequenceClassification.from_pretrained('bert')\n"
+        "model.requires_grad = False\n"
+        "tokenizer = AutoTokenizer.from_pretrained('bert')\n"
+        "tokenizer.requires_grad = False\n"
+        "collator = DataCollatorForLanguageModeling(tokenizer)\n"
+        "collator.requires_grad = False\n"
+        "tf_model = TFAutoModel.from_pretrained('bert')\n"
+        "tf_model.requires_grad = False\n"
+        "backbone = timm.create_model('resnet50')\n"
+        "backbone.requires_grad = False\n"
+        "class Lit(pl.LightningModule):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.layers = [nn.Linear(2, 2)]\n"
+    )
+    assert codes(source) == [(8, "PFL013"), (16, "PFL013"), (20, "PFL104")]
+
+
+def test_a_model_output_carries_its_loss() -> None:
+    source = (
+        "import torch\nfrom transformers import AutoModelForCausalLM\n"
+        "model = AutoModelForCausalLM.from_pretrained('gpt2')\n"
+        "def train(loader, optimizer):\n"
+        "    total = 0\n"
+        "    for batch in loader:\n"
+        "        outputs = model(**batch)\n"
+        "        outputs.loss.backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        total += outputs.loss\n"
+        "    return total\n"
+    )
+    assert codes(source) == [(11, "PFL301")]
+    assert codes(source.replace("total += outputs.loss", "total += outputs.loss.item()")) == []
+
+
+# --- Loops over zip(), module lists filled by append, state_dict copies.
+
+
+def test_zip_binds_each_loop_name_from_its_own_iterable() -> None:
+    source = (
+        "import torch\n"
+        "def ema(model, ema_model, decay, xs, ys):\n"
+        "    for p, q in zip(model.parameters(), ema_model.parameters()):\n"
+        "        q.data.mul_(decay)\n"
+        "    for a, b in zip(xs, ys):\n"
+        "        a.data = b\n"
+    )
+    assert codes(source) == [(4, "PFL101")]
+
+
+def test_modules_appended_to_a_plain_list_in_init() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "class Encoder(nn.Module):\n"
+        "    def __init__(self, depth):\n"
+        "        super().__init__()\n"
+        "        self.blocks = []\n"
+        "        self.norms = nn.ModuleList()\n"
+        "        self.tmp = []\n"
+        "        self.dims = []\n"
+        "        for _ in range(depth):\n"
+        "            self.blocks.append(nn.Linear(4, 4))\n"
+        "            self.norms.append(nn.LayerNorm(4))\n"
+        "            self.tmp.append(nn.ReLU())\n"
+        "            self.dims.append(4)\n"
+        "        self.tmp = nn.ModuleList(self.tmp)\n"
+    )
+    assert codes(source) == [(10, "PFL104")]
+
+
+def test_shallow_copies_of_a_state_dict_still_alias_the_weights() -> None:
+    source = (
+        "import copy\nimport torch\n"
+        "def fit(model, optimizer, epochs, validate):\n"
+        "    best = 1e9\n"
+        "    for epoch in range(epochs):\n"
+        "        loss = validate(model)\n"
+        "        if loss < best:\n"
+        "            a = model.state_dict().copy()\n"
+        "            b = dict(optimizer.state_dict())\n"
+        "            c = {k: v for k, v in model.state_dict().items()}\n"
+        "            d = {k: v.clone() for k, v in model.state_dict().items()}\n"
+        "            e = copy.deepcopy(model.state_dict())\n"
+        "    return a, b, c, d, e\n"
+    )
+    assert codes(source) == [(8, "PFL106"), (9, "PFL106"), (10, "PFL106")]
+
+
+def test_a_best_state_restored_inside_an_outer_loop() -> None:
+    source = (
+        "import torch\n"
+        "for fold in folds:\n"
+        "    best = 0\n"
+        "    for epoch in range(30):\n"
+        "        train(model)\n"
+        "        acc = score(model)\n"
+        "        if acc > best:\n"
+        "            best_state = model.state_dict()\n"
+        "    model.load_state_dict(best_state)\n"
+        "for epoch in range(3):\n"
+        "    for batch in loader:\n"
+        "        last = model.state_dict()\n"
+        "    torch.save(last, 'last.pt')\n"
+    )
+    assert codes(source) == [(8, "PFL106")]
+
+
+# --- The rest: dropout in module helpers, bare amp decorators, int(), manual_backward.
+
+
+def test_functional_dropout_in_any_method_of_a_module() -> None:
+    source = (
+        "import torch.nn as nn\nimport torch.nn.functional as F\n"
+        "class Attention(nn.Module):\n"
+        "    def attend(self, a):\n"
+        "        return F.dropout(a, p=0.1)\n"
+        "    def forward(self, x):\n"
+        "        def inner(h):\n"
+        "            return F.dropout(h, 0.1)\n"
+        "        return inner(self.attend(x))\n"
+        "    def sample(self, x):\n"
+        "        return F.dropout(x, 0.2, True)\n"
+        "    @staticmethod\n"
+        "    def noisy(x):\n"
+        "        return F.dropout(x, 0.5)\n"
+        "class Plain:\n"
+        "    def helper(self, x):\n"
+        "        return F.dropout(x, 0.1)\n"
+    )
+    assert codes(source) == [(5, "PFL304"), (8, "PFL304")]
+
+
+def test_bare_cuda_amp_decorators() -> None:
+    source = (
+        "import torch\nfrom torch.cuda.amp import custom_fwd\n"
+        "class Fn(torch.autograd.Function):\n"
+        "    @staticmethod\n    @custom_fwd\n    def forward(ctx, x):\n        return x\n"
+        "    @staticmethod\n    @torch.amp.custom_bwd(device_type='cuda')\n"
+        "    def backward(ctx, g):\n        return g\n"
+    )
+    assert codes(source) == [(5, "PFL009")]
+
+
+def test_int_calls_are_ints_for_legacy_constructors() -> None:
+    source = (
+        "import torch\n"
+        "def item(labels, i):\n"
+        "    label = int(labels[i])\n"
+        "    return torch.LongTensor(label), torch.LongTensor([label])\n"
+    )
+    assert codes(source) == [(4, "PFL011")]
+
+
+def test_lightning_manual_backward_counts_as_backward() -> None:
+    source = (
+        "import torch\n"
+        "def training_step(self, batch):\n"
+        "    opt = self.optimizers()\n"
+        "    for _ in range(3):\n"
+        "        self.manual_backward(self.compute(batch))\n"
+        "        opt.step()\n"
+    )
+    assert codes(source) == [(6, "PFL303")]
+    zeroed = source.replace("        opt.step()\n", "        opt.step()\n        opt.zero_grad()\n")
+    assert codes(zeroed) == []

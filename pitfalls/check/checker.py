@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pitfalls.check.kinds import INT, MODULE
 from pitfalls.check.rules import RULES
-from pitfalls.check.semantic import ClassInfo, Scope, SemanticModel
+from pitfalls.check.scopes import ClassInfo, Scope, module_chains
+from pitfalls.check.semantic import SemanticModel
 
 CheckFn = Callable[["Checker", Any], None]
 # node type -> [(codes the function may report, function)], filled by the rule modules.
@@ -115,6 +117,7 @@ class Checker:
         self.options = options
         self.model = SemanticModel()
         self.model.source_of = self.source_lines
+        self.model.module_scope.function = tree
         self.findings: list[Finding] = []
         self.parents: list[ast.AST] = []
         self.loops: list[ast.AST] = []
@@ -149,6 +152,7 @@ class Checker:
             ast.GeneratorExp: self._comprehension,
             ast.DictComp: self._comprehension,
             ast.Call: self._call,
+            ast.NamedExpr: self._named_expr,
         }
 
     # -- driving ---------------------------------------------------------------------------
@@ -213,11 +217,16 @@ class Checker:
         for target in targets:
             self.model.bind_target(target, kind, value)
 
+    def _named_expr(self, node: ast.NamedExpr) -> None:
+        self._visit_all([node.value], node)
+        self.model.bind_target(node.target, self.model.kind_of(node.value), node.value)
+
     def _aug_assign(self, node: ast.AugAssign) -> None:
         self._children(node)
         if isinstance(node.target, ast.Name):
             found, before = self.model.scope.lookup(node.target.id)
-            if before is None and isinstance(node.op, ast.Add):
+            # `total = 0` then `total += loss`: the total is a tensor from now on.
+            if before in (None, INT) and isinstance(node.op, ast.Add):
                 added = self.model.kind_of(node.value)
                 if added is not None and added.startswith("tensor"):
                     self.model.bind(node.target.id, added)
@@ -298,6 +307,11 @@ class Checker:
                     if isinstance(target, ast.Attribute):
                         self.model.bind_target(target, self.model.kind_of(stmt.value), None)
         self.model.scope = saved
+        # `self.model.eval()`, `self.encoder.parameters()` in any method: those are modules.
+        for chain in module_chains(self.source_lines(node)):
+            head, _, attr = chain.partition(".")
+            if head == "self" and attr.isidentifier():
+                info.attrs.setdefault(attr, MODULE)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         args = node.args

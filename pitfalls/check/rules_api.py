@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from pitfalls.check.checker import Checker, Edit, check, documents
-from pitfalls.check.semantic import INT, ITERATOR, LOADER, LOADER_ITERATOR, is_module
+from pitfalls.check.kinds import INT, ITERATOR, LOADER, LOADER_ITERATOR, is_module
 
 NUMPY_REMOVED = {
     "float": "float",
@@ -142,6 +142,22 @@ def torch_api_calls(checker: Checker, node: ast.Call) -> None:
             )
     elif name in LEGACY_CONSTRUCTORS:
         _tensor_constructor(checker, node, name)
+
+
+@check("PFL009", ast.FunctionDef, ast.AsyncFunctionDef)
+def cuda_amp_decorator(checker: Checker, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    """`@torch.cuda.amp.custom_fwd` without a call: see PFL009."""
+    for decorator in node.decorator_list:
+        if isinstance(decorator, (ast.Name, ast.Attribute)):
+            name = checker.model.resolve(decorator) or ""
+            last = name.rsplit(".", 1)[-1]
+            if name.startswith("torch.cuda.amp.") and last in ("custom_fwd", "custom_bwd"):
+                checker.report(
+                    "PFL009",
+                    decorator,
+                    f"`torch.cuda.amp.{last}` is deprecated: use "
+                    f'`@torch.amp.{last}(device_type="cuda")` (torch >= 2.3)',
+                )
 
 
 CHECKPOINTS = ("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")

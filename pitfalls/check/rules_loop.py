@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterable
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
-from pitfalls.check.semantic import LOSS, OPTIMIZER, SCHEDULER
+from pitfalls.check.kinds import BATCH, LOSS, OPTIMIZER, SCHEDULER
+from pitfalls.check.scopes import Scope
 
 DROPOUTS = frozenset(
     f"torch.nn.functional.{name}"
@@ -34,14 +36,21 @@ def loss_total_with_graph(checker: Checker, node: ast.AST) -> None:
     ## Why is this bad?
     Each loss drags its whole autograd graph along; summed across iterations, all those graphs
     stay alive and memory grows until the process dies. A loss summed inside one iteration
-    and then backpropagated (several heads, several terms) is fine and is not reported.
+    and then backpropagated (several heads, several terms) is fine and is not reported, nor
+    is a loss that a function builds in a loop and returns for its caller to backpropagate
+    (a loop without `backward()` over heads or samples, not over batches of data), nor a
+    total kept under `torch.no_grad()` or `torch.inference_mode()`, where no graph is
+    recorded.
+
+    A value is a loss when a loss function or module computes it, when it is a model
+    output's `.loss`, or when the code calls `.backward()` on it.
 
     ## Example
     `running_loss += loss`
 
     Use instead: `running_loss += loss.item()`
     """
-    if not checker.loops or checker.function is None:
+    if not checker.loops:
         return
     total: ast.AST | None = None
     added: ast.AST | None = None
@@ -58,50 +67,157 @@ def loss_total_with_graph(checker: Checker, node: ast.AST) -> None:
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         if node.func.attr == "append" and len(node.args) == 1:
             total, added = node.func.value, node.args[0]
-    if not isinstance(total, ast.Name) or added is None:
+    if added is None or (key := _total_key(checker, total)) is None:
         return
-    if checker.model.kind_of(added) != LOSS:
+    if checker.model.kind_of(added) != LOSS or grad_disabled(checker):
         return
     loop = checker.loops[-1]
-    if _assigned_in(loop, total.id) or total.id in _backpropagated(checker):
+    if _reset_in(loop, key) or key in _backpropagated(checker):
         return
-    found, _ = checker.model.scope.lookup(total.id)
-    if not found:
+    if _built_for_caller(checker, loop, key):
+        return
+    if isinstance(total, ast.Name) and not checker.model.scope.lookup(key)[0]:
         return
     what = checker.segment(added)
     fix = f"{what}.item()" if isinstance(added, ast.Name) else f"({what}).item()"
     checker.report(
         "PFL301",
         node,
-        f"`{total.id}` collects `{what}` with its autograd graph on every iteration, so memory "
+        f"`{key}` collects `{what}` with its autograd graph on every iteration, so memory "
         f"grows: add `{fix}` (or `.detach()`)",
     )
 
 
+def _built_for_caller(checker: Checker, loop: ast.AST, key: str) -> bool:
+    """Whether `key` is a loss that this function sums over heads or samples and returns,
+    for its caller to backpropagate: the loop backpropagates nothing, does not run over
+    batches of data (a DataLoader, or a model put in eval mode), and the total is returned."""
+    function = checker.function
+    if function is None or key not in _returned(checker, function):
+        return False
+    if _trains(checker, loop) or ".eval()" in checker.source_lines(function):
+        return False
+    iterable = getattr(loop, "iter", None)
+    return iterable is None or checker.model.element_kind(iterable) != BATCH
+
+
+def _returned(checker: Checker, function: ast.AST) -> frozenset[str]:
+    """Names and `self.` attributes that a `return` of `function` mentions."""
+
+    def compute() -> frozenset[str]:
+        found = set()
+        for node in walk_local(function):
+            if isinstance(node, ast.Return) and node.value is not None:
+                for inner in ast.walk(node.value):
+                    key = _dotted(inner)
+                    if key is not None:
+                        found.add(key)
+        return frozenset(found)
+
+    return checker.cached(function, "returned", compute)
+
+
+def _trains(checker: Checker, loop: ast.AST) -> bool:
+    """Whether `loop` calls `backward()` or `step()` (directly, not in nested functions)."""
+
+    def compute() -> bool:
+        for node in walk_local(loop):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr in ("backward", "manual_backward", "step"):
+                    return True
+        return False
+
+    return checker.cached(loop, "trains", compute)
+
+
+def _total_key(checker: Checker, total: ast.AST | None) -> str | None:
+    """`total` or `self.total`: a running total that outlives one iteration."""
+    if isinstance(total, ast.Name):
+        return total.id
+    if isinstance(total, ast.Attribute) and isinstance(total.value, ast.Name):
+        if checker.model.class_of_self(total.value) is not None:
+            return f"{total.value.id}.{total.attr}"
+    return None
+
+
+NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.set_grad_enabled"})
+
+
+def grad_disabled(checker: Checker) -> bool:
+    """Whether the node at hand runs under `torch.no_grad()`, `torch.inference_mode()` or
+    `torch.set_grad_enabled(...)` (anything but `True`): a `with` around it, or a decorator
+    of its function."""
+    contexts: list[ast.AST] = []
+    for parent in checker.parents:
+        if isinstance(parent, (ast.With, ast.AsyncWith)):
+            contexts += [item.context_expr for item in parent.items]
+    function = checker.function
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        contexts += function.decorator_list
+    for expr in contexts:
+        call = expr if isinstance(expr, ast.Call) else None
+        name = checker.model.resolve(call.func if call else expr)
+        if name not in NO_GRAD:
+            continue
+        if name == "torch.set_grad_enabled":
+            flag = call.args[0] if call and call.args else None
+            if isinstance(flag, ast.Constant) and flag.value is True:
+                continue
+        elif name == "torch.inference_mode" and call and call.args:
+            flag = call.args[0]
+            if isinstance(flag, ast.Constant) and flag.value is False:
+                continue
+        return True
+    return False
+
+
 def _same(a: ast.AST, b: ast.AST) -> bool:
-    return isinstance(a, ast.Name) and isinstance(b, ast.Name) and a.id == b.id
+    key = _dotted(a)
+    return key is not None and key == _dotted(b)
 
 
-def _assigned_in(loop: ast.AST, name: str) -> bool:
-    """Whether `loop`'s body rebinds `name` with a plain assignment (a per-iteration total)."""
-    for node in walk_local(loop):
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _reset_in(loop: ast.AST, key: str) -> bool:
+    """Whether every iteration of `loop` rebinds `key` with a plain assignment (a
+    per-iteration total). A reset under an `if` (`if i % 100 == 99: running = 0.0`) is
+    periodic: the graphs of the iterations between two resets still pile up."""
+    for node in _unconditional(loop.body):  # type: ignore[attr-defined]
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if isinstance(target, ast.Name) and target.id == name:
+                if _dotted(target) == key:
                     value = node.value
-                    if not (isinstance(value, ast.BinOp) and _mentions(value, name)):
+                    if not (isinstance(value, ast.BinOp) and _mentions(value, key)):
                         return True
     return False
 
 
-def _mentions(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+def _unconditional(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """The statements of `body` that run on every pass: into `with` and `try` blocks, not
+    into branches or inner loops."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            yield from _unconditional(stmt.body)
+        elif isinstance(stmt, ast.Try):
+            yield from _unconditional(stmt.body)
+            yield from _unconditional(stmt.finalbody)
+
+
+def _mentions(node: ast.AST, key: str) -> bool:
+    return any(_dotted(n) == key for n in ast.walk(node))
 
 
 def _backpropagated(checker: Checker) -> set[str]:
-    """Names that reach a `.backward()` or `autograd.backward/grad` call in this function."""
-    function = checker.function
-    assert function is not None
+    """Names that reach a `.backward()` or `autograd.backward/grad` call in this function (or
+    in the module's statements outside functions)."""
+    function = checker.function or checker.tree
 
     def compute() -> set[str]:
         names: set[str] = set()
@@ -112,10 +228,18 @@ def _backpropagated(checker: Checker) -> set[str]:
             parts: list[ast.AST] = []
             if isinstance(func, ast.Attribute) and func.attr == "backward":
                 parts = [func.value, *node.args]
-            elif isinstance(func, ast.Attribute) and func.attr in ("backward", "grad"):
+            elif isinstance(func, ast.Attribute) and func.attr in (
+                "backward",
+                "grad",
+                "manual_backward",
+            ):
                 parts = list(node.args)
             for part in parts:
-                names.update(n.id for n in ast.walk(part) if isinstance(n, ast.Name))
+                for inner in ast.walk(part):
+                    if isinstance(inner, (ast.Name, ast.Attribute)):
+                        key = _dotted(inner)
+                        if key is not None:
+                            names.add(key)
         return names
 
     return checker.cached(function, "backpropagated", compute)
@@ -156,7 +280,7 @@ def _step_calls(checker: Checker, loop: ast.AST) -> list[tuple[tuple[int, int], 
                     found.append((where, "scheduler", node))
                 elif _is_optimizer(checker, func.value) or _scaler_step(checker, node):
                     found.append((where, "optimizer", node))
-            elif func.attr == "backward":
+            elif func.attr in ("backward", "manual_backward"):
                 found.append((where, "backward", node))
             elif func.attr == "zero_grad":
                 found.append((where, "zero_grad", node))
@@ -210,7 +334,7 @@ def _helper_summaries(checker: Checker) -> dict[str, set[str]]:
                             _receiver_name(inner.value)
                         ):
                             flags.add("optimizer")
-                        elif inner.attr == "backward":
+                        elif inner.attr in ("backward", "manual_backward"):
                             flags.add("backward")
                 if flags:
                     summaries.setdefault(node.name, set()).update(flags)
@@ -294,7 +418,9 @@ def _zero_grad_doc() -> None:
 @documents("PFL304")
 def functional_dropout(checker: Checker, node: ast.Call) -> None:
     """## What it does
-    Finds `F.dropout(x, ...)` in a `forward` method without `training=self.training`.
+    Finds `F.dropout(x, ...)` without `training=self.training` in a `forward` method, in any
+    other method of an `nn.Module` subclass (a helper that `forward` calls), or in a function
+    nested in one.
 
     ## Why is this bad?
     The functional form defaults to `training=True` and knows nothing of `model.eval()`:
@@ -308,15 +434,28 @@ def functional_dropout(checker: Checker, node: ast.Call) -> None:
     function = checker.function
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return
-    if function.name != "forward" or len(node.args) >= 3:
+    if len(node.args) >= 3 or any(k.arg in ("training", None) for k in node.keywords):
         return
-    if any(k.arg in ("training", None) for k in node.keywords):
-        return
-    name = checker.callee(node)
-    if name in DROPOUTS:
+    name = checker.callee(node)  # memoised: the other call rules resolve it too
+    if name in DROPOUTS and (function.name == "forward" or _in_module_method(checker)):
         short = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
         checker.report(
             "PFL304",
             node,
             f"`F.{short}` without `training=self.training` stays on after `model.eval()`",
         )
+
+
+def _in_module_method(checker: Checker) -> bool:
+    """Whether the code at hand is in a method of an nn.Module subclass (or in a function
+    nested in one), where `self.training` says the mode."""
+    scope: Scope | None = checker.model.scope
+    while scope is not None:
+        if scope.self_name is not None:
+            return scope.cls is not None and scope.cls.is_module
+        function = scope.function
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if function.name == "forward":
+                return True
+        scope = scope.parent
+    return False

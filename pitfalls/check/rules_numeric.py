@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from pitfalls.check.checker import Checker, check, documents
-from pitfalls.check.semantic import BCE_LOSS, CE_LOSS, NLL_LOSS, SIGMOID, SOFTMAX
+from pitfalls.check.kinds import BCE_LOSS, CE_LOSS, NLL_LOSS, SIGMOID, SOFTMAX
 
 CE_FUNCTIONS = {
     "torch.nn.functional.cross_entropy": "cross_entropy",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
-from pitfalls.check.semantic import TENSOR_PARAM, is_module, is_tensor
+from pitfalls.check.kinds import TENSOR_PARAM, is_module, is_tensor
 
 
 @check(("PFL101", "PFL102"), ast.Attribute)
@@ -126,8 +126,9 @@ REGISTERING = frozenset(
 def unregistered_state(checker: Checker, node: ast.Assign) -> None:
     """## What it does
     In `__init__` of an `nn.Module` subclass, finds a plain Python list, tuple or dict of
-    modules or tensors stored on `self` (PFL104), and, when selected, a plain tensor stored on
-    `self` (PFL105, off by default).
+    modules or tensors stored on `self`, or modules appended to a plain list on `self`
+    (`self.blocks = []`, then `self.blocks.append(nn.Linear(...))`) (PFL104), and, when
+    selected, a plain tensor stored on `self` (PFL105, off by default).
 
     ## Why is this bad?
     `nn.Module` registers only attributes that are modules, `nn.Parameter`s and buffers. The
@@ -173,6 +174,63 @@ def unregistered_state(checker: Checker, node: ast.Assign) -> None:
             )
 
 
+@check("PFL104", ast.Call)
+def module_appended_to_list(checker: Checker, node: ast.Call) -> None:
+    """`self.layers = []` then `self.layers.append(nn.Linear(...))` in `__init__`: see PFL104."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert")):
+        return
+    receiver = func.value
+    if not isinstance(receiver, ast.Attribute) or len(node.args) != (
+        2 if func.attr == "insert" else 1
+    ):
+        return
+    function = checker.function
+    cls = checker.model.class_of_self(receiver.value)
+    if cls is None or not cls.is_module or not isinstance(function, ast.FunctionDef):
+        return
+    if function.name != "__init__" or receiver.attr not in _plain_lists(checker, function):
+        return
+    item = node.args[-1]
+    if func.attr == "extend":
+        if not isinstance(item, (ast.List, ast.Tuple, ast.ListComp)):
+            return
+        holds = _holds_modules(checker, item)
+    else:
+        kind = checker.model.kind_of(item)
+        holds = is_module(kind) or kind == TENSOR_PARAM
+    if holds and not _registered_later(checker, function, receiver):
+        checker.report(
+            "PFL104",
+            node,
+            f"modules added to the plain list `self.{receiver.attr}` are invisible to "
+            f"`.parameters()`, `.to()` and `state_dict()`: make it `nn.ModuleList()` (or "
+            "`nn.ParameterList()`)",
+        )
+
+
+def _plain_lists(checker: Checker, function: ast.FunctionDef) -> frozenset[str]:
+    """The `self.` attributes that `__init__` sets to a plain list (`[]`, `list()`)."""
+
+    def compute() -> frozenset[str]:
+        names = set()
+        for stmt in walk_local(function):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target, value = stmt.targets[0], stmt.value
+                plain = isinstance(value, (ast.List, ast.ListComp)) or (
+                    isinstance(value, ast.Call)
+                    and isinstance(value.func, ast.Name)
+                    and value.func.id == "list"
+                    and checker.model.resolve(value.func) == "list"
+                )
+                if plain and isinstance(target, ast.Attribute):
+                    if checker.model.class_of_self(target.value) is not None:
+                        names.add(target.attr)
+        return frozenset(names)
+
+    return checker.cached(function, "plain-lists", compute)
+
+
 def _holds_modules(checker: Checker, value: ast.AST) -> bool:
     if isinstance(value, (ast.List, ast.Tuple)):
         items: list[ast.AST] = list(value.elts)
@@ -187,14 +245,14 @@ def _holds_modules(checker: Checker, value: ast.AST) -> bool:
     if not items:
         return False
     model = checker.model
-    saved = model.scope.names.copy()
+    saved = model.scope.names.copy(), model.scope.opaque.copy()
     if isinstance(value, (ast.ListComp, ast.DictComp)):
         for generator in value.generators:
             model.bind_loop(generator.target, generator.iter)
     try:
         kinds = [model.kind_of(item) for item in items]
     finally:
-        model.scope.names = saved
+        model.scope.names, model.scope.opaque = saved
     return all(is_module(k) or k == TENSOR_PARAM for k in kinds)
 
 
@@ -220,11 +278,14 @@ def _registered_later(checker: Checker, function: ast.AST, target: ast.Attribute
 def state_dict_alias(checker: Checker, node: ast.Assign) -> None:
     """## What it does
     Finds `best = model.state_dict()` inside a training loop when `best` is used after the
-    loop (to load, save or return it).
+    loop (to load, save or return it). Copies of the dict that keep the same tensors count
+    too: `model.state_dict().copy()`, `dict(model.state_dict())`,
+    `{k: v for k, v in model.state_dict().items()}`.
 
     ## Why is this bad?
     `state_dict()` returns references to the live parameters, not a copy: as training goes on
     the "best" weights keep changing, and what is restored at the end is the last epoch.
+    Copying the dict copies the references, not the tensors.
 
     ## Example
     `if acc > best_acc: best_state = model.state_dict()`
@@ -233,20 +294,21 @@ def state_dict_alias(checker: Checker, node: ast.Assign) -> None:
     `{k: v.detach().clone() for k, v in model.state_dict().items()}`.
     """
     value = node.value
-    if not checker.loops or len(node.targets) != 1 or not isinstance(value, ast.Call):
+    if not checker.loops or len(node.targets) != 1:
         return
-    func = value.func
-    if not (isinstance(func, ast.Attribute) and func.attr == "state_dict") or value.args:
+    call = _aliased_state_dict(checker, value)
+    if call is None:
         return
     target = node.targets[0]
-    loop = checker.loops[0]
+    loop = _kept_across(checker)
     if isinstance(target, ast.Attribute):
         used_after = checker.model.class_of_self(target.value) is not None
-    elif isinstance(target, ast.Name) and checker.function is not None:
+    elif isinstance(target, ast.Name):
         end = loop.end_lineno or loop.lineno
+        scope = checker.function or checker.tree
         used_after = any(
             isinstance(n, ast.Name) and n.id == target.id and n.lineno > end
-            for n in walk_local(checker.function)
+            for n in walk_local(scope)
         )
     else:
         return
@@ -256,5 +318,64 @@ def state_dict_alias(checker: Checker, node: ast.Assign) -> None:
             "PFL106",
             node,
             f"`{what}` holds references to the live weights, which keep training: store "
-            f"`copy.deepcopy({checker.segment(value)})`",
+            f"`copy.deepcopy({checker.segment(call)})`",
         )
+
+
+def _kept_across(checker: Checker) -> ast.AST:
+    """The loop whose later iterations go on training after the assignment at hand: the
+    innermost loop when the assignment is conditional (`if acc > best: best = ...`, so it
+    keeps an earlier iteration's weights), else the outermost (a dict taken on every pass
+    is fresh when its own loop ends)."""
+    inner = checker.loops[-1]
+    parents = checker.parents
+    for index in range(len(parents) - 1, -1, -1):
+        if parents[index] is inner:
+            break
+        if isinstance(parents[index], ast.If):
+            return inner
+    return checker.loops[0]
+
+
+def _state_dict_call(node: ast.AST) -> ast.Call | None:
+    """`x.state_dict()` itself."""
+    if isinstance(node, ast.Call) and not node.args:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "state_dict":
+            return node
+    return None
+
+
+def _aliased_state_dict(checker: Checker, value: ast.AST) -> ast.Call | None:
+    """The `state_dict()` call whose tensors `value` shares: the dict itself, a shallow copy
+    (`.copy()`, `dict(...)`, `OrderedDict(...)`), or a comprehension that keeps the values."""
+    if not isinstance(value, (ast.Call, ast.DictComp)):
+        return None
+    found = _state_dict_call(value)
+    if found is not None:
+        return found
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr == "copy" and not value.args:
+            return _state_dict_call(func.value)
+        if len(value.args) == 1 and not value.keywords:
+            name = (
+                checker.model.resolve(func) if isinstance(func, ast.Name | ast.Attribute) else None
+            )
+            if name in ("dict", "collections.OrderedDict"):
+                return _state_dict_call(value.args[0])
+        return None
+    # {k: v for k, v in model.state_dict().items()}: the values are the live tensors.
+    if len(value.generators) != 1 or not isinstance(value.value, ast.Name):
+        return None
+    generator = value.generators[0]
+    target, source = generator.target, generator.iter
+    if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+        return None
+    second = target.elts[1]
+    if not (isinstance(second, ast.Name) and second.id == value.value.id):
+        return None
+    if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
+        if source.func.attr == "items" and not source.args:
+            return _state_dict_call(source.func.value)
+    return None
