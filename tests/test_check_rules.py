@@ -604,3 +604,334 @@ def test_lightning_manual_backward_counts_as_backward() -> None:
     assert codes(source) == [(6, "PFL303")]
     zeroed = source.replace("        opt.step()\n", "        opt.step()\n        opt.zero_grad()\n")
     assert codes(zeroed) == []
+
+
+# --- PFL106 outside loops: early-stopping hooks, states taken before training.
+
+
+def test_an_early_stopping_hook_keeps_an_aliased_best_state() -> None:
+    source = (
+        "import copy\nimport torch\n"
+        "class EarlyStopping:\n"
+        "    def __call__(self, val_loss, model, optimizer):\n"
+        "        if val_loss < self.best:\n"
+        "            self.best = val_loss\n"
+        "            self.state = model.state_dict()\n"
+        "            self.weights = model.state_dict().copy()\n"
+        "            self.opt = copy.copy(optimizer.state_dict())\n"
+        "            self.deep = copy.deepcopy(model.state_dict())\n"
+        "            self.cpu = {k: v.cpu().clone() for k, v in model.state_dict().items()}\n"
+        "        self.last = model.state_dict()\n"
+        "    def restore(self, model):\n"
+        "        model.load_state_dict(self.state)\n"
+    )
+    assert codes(source) == [(7, "PFL106"), (8, "PFL106"), (9, "PFL106")]
+
+
+def test_a_best_state_only_saved_at_once_is_not_kept() -> None:
+    source = (
+        "import torch\n"
+        "class SaveBest:\n"
+        "    def __call__(self, loss, model):\n"
+        "        if loss < self.best:\n"
+        "            self.state = model.state_dict()\n"
+        "            torch.save(self.state, self.path)\n"
+    )
+    assert codes(source) == []
+    restored = source + "    def restore(self, model):\n        model.load_state_dict(self.state)\n"
+    assert codes(restored) == [(5, "PFL106")]
+
+
+def test_a_state_dict_taken_before_training_and_restored_later() -> None:
+    source = (
+        "import torch\nimport torch.nn.functional as F\n"
+        "def folds(model, splits, make_opt):\n"
+        "    init = model.state_dict()\n"
+        "    for loader in splits:\n"
+        "        model.load_state_dict(init)\n"
+        "        opt = make_opt(model)\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            F.mse_loss(model(x), y).backward()\n"
+        "            opt.step()\n"
+        "def probe(model, loader, path):\n"
+        "    init = model.state_dict()\n"
+        "    torch.save(init, path)\n"
+        "    for x, y in loader:\n"
+        "        print(model(x).sum().item())\n"
+        "    model.load_state_dict(init)\n"
+    )
+    assert codes(source) == [(4, "PFL106")]
+
+
+def test_a_loop_that_rebuilds_the_model_keeps_finished_weights() -> None:
+    source = (
+        "import torch\nimport torch.nn.functional as F\n"
+        "def search(make_model, loader, lrs, score):\n"
+        "    best, best_state = 0, None\n"
+        "    for lr in lrs:\n"
+        "        model = make_model()\n"
+        "        opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+        "        for x, y in loader:\n"
+        "            opt.zero_grad()\n"
+        "            F.mse_loss(model(x), y).backward()\n"
+        "            opt.step()\n"
+        "        if score(model) > best:\n"
+        "            best_state = model.state_dict()\n"
+        "    return best_state\n"
+    )
+    assert codes(source) == []
+    shared = source.replace("        model = make_model()\n", "")
+    assert codes(shared.replace("(make_model,", "(model,")) == [(12, "PFL106")]
+
+
+def test_a_checkpoint_dict_holding_a_state_dict_aliases_it() -> None:
+    source = (
+        "import torch\n"
+        "def fit(model, train, evaluate, epochs, path):\n"
+        "    best, best_ckpt = 1e9, None\n"
+        "    for epoch in range(epochs):\n"
+        "        train(model)\n"
+        "        loss = evaluate(model)\n"
+        "        if loss < best:\n"
+        "            best_ckpt = {'epoch': epoch, 'model': model.state_dict()}\n"
+        "        ckpt = {'epoch': epoch, 'model': model.state_dict()}\n"
+        "        torch.save(ckpt, path)\n"
+        "    torch.save(best_ckpt, path)\n"
+    )
+    assert codes(source) == [(8, "PFL106")]
+
+
+# --- PFL104: local lists, plain dicts, list(...), registered modules.
+
+
+def test_a_local_list_of_modules_stored_on_self() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "class MLP(nn.Module):\n"
+        "    def __init__(self, dims):\n"
+        "        super().__init__()\n"
+        "        layers = []\n"
+        "        for a, b in zip(dims[:-1], dims[1:]):\n"
+        "            layers.append(nn.Linear(a, b))\n"
+        "        self.layers = layers\n"
+        "        convs = [nn.Conv2d(3, 8, 3)]\n"
+        "        convs += [nn.Conv2d(8, 8, 3)]\n"
+        "        self.convs = convs\n"
+        "        seq = []\n"
+        "        for a in dims:\n"
+        "            seq.append(nn.Linear(a, a))\n"
+        "        self.net = nn.Sequential(*seq)\n"
+        "        self.seq = seq\n"
+        "        listed = []\n"
+        "        listed.append(nn.Linear(2, 2))\n"
+        "        listed = nn.ModuleList(listed)\n"
+        "        self.listed = listed\n"
+        "        dims_out = []\n"
+        "        dims_out.append(4)\n"
+        "        self.dims_out = dims_out\n"
+    )
+    assert codes(source) == [(8, "PFL104"), (11, "PFL104")]
+
+
+def test_modules_stored_in_a_plain_dict_or_built_by_list() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "class MultiTask(nn.Module):\n"
+        "    def __init__(self, tasks, n):\n"
+        "        super().__init__()\n"
+        "        self.heads = {}\n"
+        "        self.good = nn.ModuleDict()\n"
+        "        self.sizes = {}\n"
+        "        for name, k in tasks.items():\n"
+        "            self.heads[name] = nn.Linear(8, k)\n"
+        "            self.good[name] = nn.Linear(8, k)\n"
+        "            self.sizes[name] = k\n"
+        "        self.blocks = list(nn.Linear(8, 8) for _ in range(n))\n"
+        "        self.named = dict(enc=nn.Linear(8, 8), dec=nn.Linear(8, 8))\n"
+    )
+    assert codes(source) == [(9, "PFL104"), (12, "PFL104"), (13, "PFL104")]
+
+
+def test_modules_registered_another_way_or_without_state_are_not_reported() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "class Net(nn.Module):\n"
+        "    def __init__(self, backbone, n):\n"
+        "        super().__init__()\n"
+        "        self.conv1 = nn.Conv2d(1, 8, 3)\n"
+        "        self.conv2 = nn.Conv2d(8, 8, 3)\n"
+        "        self.convs = [self.conv1, self.conv2]\n"
+        "        self.layers = []\n"
+        "        for i in range(n):\n"
+        "            layer = nn.Linear(8, 8)\n"
+        "            setattr(self, f'fc{i}', layer)\n"
+        "            self.layers.append(layer)\n"
+        "        self.acts = [nn.ReLU(), nn.Tanh(), nn.MaxPool2d(2)]\n"
+        "        self.backbone = backbone\n"
+        "        self.stages = [m for m in backbone.children()]\n"
+    )
+    assert codes(source) == []
+
+
+# --- PFL301: a loss added before its backward, AverageMeter-style totals.
+
+
+def test_a_loss_added_to_a_total_before_its_backward() -> None:
+    source = (
+        "import torch\n"
+        "def train(model, loader, opt, criterion, steps):\n"
+        "    running, history = 0.0, []\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        running += loss\n"
+        "        history.append(loss * x.size(0))\n"
+        "        loss = loss / steps\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return running, history\n"
+    )
+    assert codes(source) == [(7, "PFL301"), (8, "PFL301")]
+    assert codes(source.replace("loss = loss / steps", "loss = criterion(x, y)")) == []
+    fixed = source.replace("running += loss", "running += loss.item()")
+    assert codes(fixed.replace("append(loss * x.size(0))", "append(loss.item())")) == []
+
+
+def test_a_meter_of_the_file_that_sums_what_it_is_given() -> None:
+    source = (
+        "import torch\n"
+        "class AverageMeter:\n"
+        "    def __init__(self):\n"
+        "        self.sum, self.count = 0, 0\n"
+        "    def update(self, val, n=1):\n"
+        "        self.sum += val * n\n"
+        "        self.count += n\n"
+        "class SafeMeter:\n"
+        "    def update(self, val, n=1):\n"
+        "        val = float(val)\n"
+        "        self.sum += val * n\n"
+        "def train(model, loader, opt, criterion):\n"
+        "    losses, safe = AverageMeter(), SafeMeter()\n"
+        "    for x, y in loader:\n"
+        "        loss = criterion(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.update(loss, x.size(0))\n"
+        "        safe.update(loss, x.size(0))\n"
+        "        losses.update(loss.item(), x.size(0))\n"
+    )
+    assert codes(source) == [(19, "PFL301")]
+
+
+# --- PFL102: model outputs read for predictions, names passed to a loss.
+
+
+def test_data_of_a_model_output_read_for_its_predictions() -> None:
+    source = (
+        "import torch\nfrom sklearn.datasets import load_digits\n"
+        "def get_batch():\n    return torch.zeros(2, 2)\n"
+        "def accuracy(net, loader, tokenizer):\n"
+        "    for images, labels in loader:\n"
+        "        outputs = net(images)\n"
+        "        _, predicted = torch.max(outputs.data, 1)\n"
+        "        pred = outputs.data.max(1, keepdim=True)[1]\n"
+        "        raw = outputs.data.float()\n"
+        "    batch = get_batch()\n"
+        "    a = torch.max(batch.data, 1)\n"
+        "    b = torch.tensor(load_digits().data)\n"
+        "    enc = tokenizer(['a'])\n"
+        "    return len(enc.data), a, b\n"
+    )
+    assert codes(source) == [(8, "PFL102"), (9, "PFL102")]
+
+
+def test_a_name_passed_to_a_loss_holds_a_tensor() -> None:
+    source = (
+        "import torch\nimport torch.nn as nn\n"
+        "criterion = nn.CrossEntropyLoss()\n"
+        "for inputs, labels in dataloaders['train']:\n"
+        "    outputs = model(inputs)\n"
+        "    before = labels.data\n"
+        "    loss = criterion(outputs, labels)\n"
+        "    corrects = torch.sum(outputs.argmax(1) == labels.data)\n"
+        "    labels = labels.tolist()\n"
+        "    after = labels.data\n"
+    )
+    assert codes(source) == [(8, "PFL102")]
+
+
+# --- PFL201/PFL203: models whose forward returns probabilities.
+
+
+def test_a_model_whose_forward_returns_softmax_fed_to_cross_entropy() -> None:
+    source = (
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
+        "class Net(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        x = self.fc(x)\n"
+        "        x = F.softmax(x, dim=1)\n"
+        "        return x\n"
+        "class EvalOnly(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        x = self.fc(x)\n"
+        "        if not self.training:\n"
+        "            x = F.softmax(x, dim=1)\n"
+        "        return x\n"
+        "class Sub(Net):\n"
+        "    pass\n"
+        "net = nn.DataParallel(Net())\n"
+        "ce = nn.CrossEntropyLoss()\n"
+        "def step(x, y):\n"
+        "    return ce(net(x), y), ce(EvalOnly()(x), y), ce(Sub()(x), y), net(x).argmax(1)\n"
+    )
+    assert codes(source) == [(20, "PFL201"), (20, "PFL201")]
+
+
+def test_a_sequential_ending_in_softmax_or_sigmoid() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "model = nn.Sequential(nn.Linear(4, 1), nn.Sigmoid())\n"
+        "clf = nn.Sequential(nn.Linear(4, 3), nn.Softmax(dim=1))\n"
+        "logits = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 3))\n"
+        "a = nn.BCELoss()(model(x).squeeze(1), y)\n"
+        "b = nn.CrossEntropyLoss()(clf(x), z)\n"
+        "c = nn.CrossEntropyLoss()(logits(x), z)\n"
+        "gated = x * model(x)\n"
+    )
+    assert codes(source) == [(5, "PFL203"), (6, "PFL201")]
+
+
+def test_a_total_on_self_in_a_lightning_training_step() -> None:
+    source = (
+        "import lightning.pytorch as pl\nimport torch.nn.functional as F\n"
+        "class Lit(pl.LightningModule):\n"
+        "    def training_step(self, batch, batch_idx):\n"
+        "        x, y = batch\n"
+        "        loss = F.cross_entropy(self(x), y)\n"
+        "        self.losses.append(loss)\n"
+        "        self.kept.append(loss.detach())\n"
+        "        return loss\n"
+        "    def validation_step(self, batch, batch_idx):\n"
+        "        loss = F.cross_entropy(self(batch[0]), batch[1])\n"
+        "        self.val_losses.append(loss)\n"
+    )
+    assert codes(source) == [(7, "PFL301")]
+    assert codes(source.replace("pl.LightningModule", "object")) == []
+
+
+def test_a_loss_moved_to_the_cpu_keeps_its_graph() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "criterion = nn.MSELoss()\n"
+        "def train(model, loader, opt, history):\n"
+        "    for x, y in loader:\n"
+        "        opt.zero_grad()\n"
+        "        loss = criterion(model(x), y)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        history.append(loss.cpu())\n"
+        "        history.append(loss.detach().cpu())\n"
+    )
+    assert codes(source) == [(9, "PFL301")]

@@ -15,7 +15,7 @@ from typing import Any
 
 from pitfalls.check.kinds import INT, MODULE
 from pitfalls.check.rules import RULES
-from pitfalls.check.scopes import ClassInfo, Scope, module_chains
+from pitfalls.check.scopes import ClassInfo, Scope, module_chains, statements
 from pitfalls.check.semantic import SemanticModel
 
 CheckFn = Callable[["Checker", Any], None]
@@ -54,7 +54,15 @@ def check(codes: str | tuple[str, ...], *node_types: type) -> Callable[[CheckFn]
 
 def load_rule_modules() -> None:
     """Import the rule families, which register themselves in CHECKS and DOCS."""
-    from pitfalls.check import rules_api, rules_loop, rules_numeric, rules_tensor  # noqa: F401
+    from pitfalls.check import (  # noqa: F401
+        rules_api,
+        rules_loop,
+        rules_numeric,
+        rules_registration,
+        rules_snapshot,
+        rules_steps,
+        rules_tensor,
+    )
 
 
 @dataclass(frozen=True)
@@ -278,6 +286,8 @@ class Checker:
             elif kind is None and names and all(n == "torch.Tensor" for n in names):
                 self.model.bind(node.args[0].id, "tensor")
         self._children(node)
+        if node.args:  # `criterion(outputs, labels)`: both are tensors
+            self.model.note_loss_arguments(node, self.callee(node))
 
     def _class(self, node: ast.ClassDef) -> None:
         self._visit_all([*node.decorator_list, *node.bases, *node.keywords], node)
@@ -301,7 +311,7 @@ class Checker:
             for arg in params[1:]:
                 scope.names[arg.arg] = None
             self.model.scope = scope
-            for stmt in _statements(method.body):
+            for stmt in statements(method.body):
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                     target = stmt.targets[0]
                     if isinstance(target, ast.Attribute):
@@ -312,6 +322,10 @@ class Checker:
             head, _, attr = chain.partition(".")
             if head == "self" and attr.isidentifier():
                 info.attrs.setdefault(attr, MODULE)
+        for method in node.body:
+            if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if method.name == "forward" and info.is_module:
+                    info.output = self.model.output_kind(method, info)
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         args = node.args
@@ -453,20 +467,6 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 def split_lines(text: str) -> list[str]:
     """Lines as the parser counts them (only \\n, \\r\\n and \\r end a line), with their ends."""
     return _LINE.findall(text) or [""]
-
-
-def _statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
-    """Every statement in `body`, entering compound statements but not nested definitions."""
-    for stmt in body:
-        yield stmt
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(stmt, name, None)
-            if inner:
-                yield from _statements(inner)
-        for handler in getattr(stmt, "handlers", ()):
-            yield from _statements(handler.body)
 
 
 def walk_local(node: ast.AST) -> Iterable[ast.AST]:

@@ -41,6 +41,7 @@ NAMED_PARAMS = "params.named"
 MODULES = "modules"
 NAMED_MODULES = "modules.named"
 STATE_DICT = "state_dict"
+ACCUMULATOR = "accumulator"  # "accumulator.<Class>": a class of the file that sums what it gets
 INT = "int"
 SELF = "self"
 MODULE_SELF = "self.module"
@@ -136,6 +137,11 @@ _SAME_VALUES = frozenset(
     "index_select masked_select take_along_dim narrow select to float double half bfloat16 "
     "cpu cuda type_as view_as reshape_as expand expand_as repeat clone".split()
 )
+# Methods that give a loss back still attached to its graph (`detach`, `item` do not).
+_KEEPS_GRAPH = frozenset(
+    "cpu cuda to float double half bfloat16 mean sum squeeze unsqueeze view reshape clone "
+    "contiguous flatten mul div add sub".split()
+)
 # Module methods that return the module itself (`model.cuda()`, `model.eval()`).
 MODULE_SELF_METHODS = frozenset(
     "cuda cpu to train eval float double half bfloat16 requires_grad_ apply type "
@@ -222,6 +228,12 @@ def annotation_name_kind(name: str) -> str | None:
     return None
 
 
+def is_loss_function(name: str) -> bool:
+    """Whether `name` (in `torch.nn.functional`) computes a loss."""
+    last = name.rsplit(".", 1)[-1]
+    return last in _LOSS_FUNCTIONS or last.endswith("_loss")
+
+
 def is_known_callable(name: str) -> bool:
     """Whether calling `name` gives a value known not to be a tensor with a graph, or one
     whose kind `qualified_call_kind` tells: a builtin, or a function of torch, NumPy, math..."""
@@ -230,6 +242,8 @@ def is_known_callable(name: str) -> bool:
 
 def tensor_method_kind(receiver: str, method: str, node: ast.Call) -> str | None:
     """The kind returned by `method` called on a tensor of kind `receiver`."""
+    if receiver == LOSS and method in _KEEPS_GRAPH:
+        return LOSS  # `loss.cpu()`, `loss.mean()`: still the loss, graph and all
     if method == "softmax":
         return SOFTMAX
     if method == "sigmoid":
@@ -256,6 +270,10 @@ def qualified_call_kind(
     if not name.startswith(("torch.", "torchvision.")):
         return MODULE if is_model_factory(name) else None
     last = name.rsplit(".", 1)[-1]
+    if (last.endswith("Parallel") or name == "torch.compile") and node.args:
+        inner = kind_of(node.args[0])  # `nn.DataParallel(net)` computes what `net` does
+        if is_module(inner) and inner != MODULE:
+            return inner
     if name.endswith("DataLoader"):
         return LOADER
     if name in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
@@ -275,6 +293,9 @@ def qualified_call_kind(
             return MODULE if last.endswith("Parallel") else None
         if last in _NN_SUBKINDS:
             return _NN_SUBKINDS[last]
+        if last == "Sequential" and node.args and not node.keywords:
+            final = kind_of(node.args[-1])  # `nn.Sequential(..., nn.Softmax(dim=1))`
+            return final if final in (SOFTMAX_FN, SIGMOID_FN) else MODULE
         return LOSS_FN if last.endswith("Loss") else MODULE
     if last[:1].isupper():
         return TENSOR if last.endswith("Tensor") else None
@@ -283,7 +304,7 @@ def qualified_call_kind(
             return SOFTMAX
         if last == "sigmoid":
             return SIGMOID
-        if last in _LOSS_FUNCTIONS or last.endswith("_loss"):
+        if is_loss_function(name):
             return LOSS
         return TENSOR
     if name.startswith("torch.nn.init."):

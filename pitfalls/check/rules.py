@@ -3,8 +3,9 @@
 Like ruff's `codes.rs`, this table is the only place a code is declared. Codes are stable: a
 retired rule keeps its number forever and a renamed one is listed in `REDIRECTS`. The prefix
 `PFL` is ours (PT, PTH, PIE and TOR belong to flake8 plugins, PIT to `pitfalls lint`). The
-checks themselves live in the family modules (`rules_api`, `rules_tensor`, `rules_numeric`,
-`rules_loop`); rules name recipes by id, and recipes know nothing of rules.
+checks themselves live in the family modules (`rules_api`, `rules_tensor`,
+`rules_registration`, `rules_snapshot`, `rules_numeric`, `rules_loop`); rules name recipes by
+id, and recipes know nothing of rules.
 """
 
 from __future__ import annotations

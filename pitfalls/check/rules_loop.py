@@ -1,37 +1,26 @@
-"""PFL3xx: the training loop (loss totals that keep graphs, step order, zero_grad, dropout)."""
+"""PFL301: loss totals that keep every iteration's autograd graph alive.
+
+Step order, `zero_grad` and functional dropout (PFL302-PFL304) are in `rules_steps`."""
 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
-from pitfalls.check.kinds import BATCH, LOSS, OPTIMIZER, SCHEDULER
-from pitfalls.check.scopes import Scope
-
-DROPOUTS = frozenset(
-    f"torch.nn.functional.{name}"
-    for name in (
-        "dropout",
-        "dropout1d",
-        "dropout2d",
-        "dropout3d",
-        "alpha_dropout",
-        "feature_alpha_dropout",
-    )
-)
-OPTIMIZER_NAME = re.compile(r"optim|^opt(_|$)|_opt$", re.IGNORECASE)
-SCHEDULER_NAME = re.compile(r"sched", re.IGNORECASE)
+from pitfalls.check.kinds import ACCUMULATOR, BATCH, LOSS
+from pitfalls.check.scopes import operand_names
 
 
 @check("PFL301", ast.AugAssign, ast.Assign, ast.Call)
 @documents("PFL301")
 def loss_total_with_graph(checker: Checker, node: ast.AST) -> None:
     """## What it does
-    Finds a loss tensor added to a running total (`total += loss`, `total = total + loss`) or
-    appended to a list (`losses.append(loss)`) inside a loop, when the total lives across
-    iterations and is never backpropagated.
+    Finds a loss tensor added to a running total (`total += loss`, `total = total + loss`),
+    appended to a list (`losses.append(loss)`) or given to a meter of the same file that sums
+    it (`losses.update(loss, n)` on an AverageMeter) inside a loop, or on `self` in a
+    LightningModule's `training_step` (called once per batch), when the total lives across
+    iterations and is never backpropagated. `loss.cpu()` or `loss.mean()` is still the loss.
 
     ## Why is this bad?
     Each loss drags its whole autograd graph along; summed across iterations, all those graphs
@@ -43,14 +32,15 @@ def loss_total_with_graph(checker: Checker, node: ast.AST) -> None:
     recorded.
 
     A value is a loss when a loss function or module computes it, when it is a model
-    output's `.loss`, or when the code calls `.backward()` on it.
+    output's `.loss`, or when the code calls `.backward()` on it (also later in the same
+    iteration: `total += loss` before `loss.backward()`).
 
     ## Example
     `running_loss += loss`
 
     Use instead: `running_loss += loss.item()`
     """
-    if not checker.loops:
+    if not checker.loops and not _lightning_training_step(checker):
         return
     total: ast.AST | None = None
     added: ast.AST | None = None
@@ -67,25 +57,108 @@ def loss_total_with_graph(checker: Checker, node: ast.AST) -> None:
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         if node.func.attr == "append" and len(node.args) == 1:
             total, added = node.func.value, node.args[0]
+        elif node.args and _accumulates(checker, node.func):
+            total, added = node.func.value, node.args[0]  # `meter.update(loss, n)`
     if added is None or (key := _total_key(checker, total)) is None:
         return
-    if checker.model.kind_of(added) != LOSS or grad_disabled(checker):
+    if not checker.loops:  # `self.losses.append(loss)` in a LightningModule's training_step
+        if "." in key and checker.model.kind_of(added) == LOSS and not grad_disabled(checker):
+            if not _reset_in(checker.function, key) and key not in _backpropagated(checker):
+                _report_total(checker, node, key, added, "training step")
         return
     loop = checker.loops[-1]
+    if checker.model.kind_of(added) != LOSS and not _backpropagated_later(checker, loop, added):
+        return
+    if grad_disabled(checker):
+        return
     if _reset_in(loop, key) or key in _backpropagated(checker):
         return
     if _built_for_caller(checker, loop, key):
         return
     if isinstance(total, ast.Name) and not checker.model.scope.lookup(key)[0]:
         return
+    _report_total(checker, node, key, added, "iteration")
+
+
+def _report_total(checker: Checker, node: ast.AST, key: str, added: ast.AST, each: str) -> None:
     what = checker.segment(added)
     fix = f"{what}.item()" if isinstance(added, ast.Name) else f"({what}).item()"
     checker.report(
         "PFL301",
         node,
-        f"`{key}` collects `{what}` with its autograd graph on every iteration, so memory "
+        f"`{key}` collects `{what}` with its autograd graph on every {each}, so memory "
         f"grows: add `{fix}` (or `.detach()`)",
     )
+
+
+def _lightning_training_step(checker: Checker) -> bool:
+    """Whether the code at hand is the `training_step` of a LightningModule, which Lightning
+    calls once per batch: a total on `self` there lives across iterations."""
+    function = checker.function
+    if not isinstance(function, ast.FunctionDef) or function.name != "training_step":
+        return False
+    cls = checker.model.scope.cls
+    return cls is not None and any(
+        base.split(".", 1)[0] in ("lightning", "pytorch_lightning")
+        and base.endswith("LightningModule")
+        for base in cls.bases
+    )
+
+
+def _accumulates(checker: Checker, func: ast.Attribute) -> bool:
+    """`meter.update` where `meter` is an instance of a class of this file whose `update`
+    sums its argument onto `self` (an AverageMeter)."""
+    if not isinstance(func.value, ast.Name):
+        return False
+    kind = checker.model.kind_of(func.value) or ""
+    if not kind.startswith(ACCUMULATOR + "."):
+        return False
+    info = checker.model.classes.get(kind[len(ACCUMULATOR) + 1 :])
+    return info is not None and func.attr in info.accumulates
+
+
+def _backpropagated_later(checker: Checker, loop: ast.AST, added: ast.AST) -> bool:
+    """Whether `added` (`loss`, `loss * n`) holds a value of unknown kind that the same loop
+    iteration backpropagates further down (`total += loss`, then `loss.backward()`), with no
+    rebinding in between other than from itself (`loss = loss / accumulation_steps`)."""
+    scope = checker.model.scope
+    line = added.lineno  # type: ignore[attr-defined]
+    end = loop.end_lineno or line  # type: ignore[attr-defined]
+    for name in operand_names(added):
+        if scope.names.get(name, "") is not None or not scope.unknown(name):
+            continue
+        later = [
+            at for at in scope.evidence(checker.source_lines).losses.get(name, ()) if line < at
+        ]
+        for at in later:
+            if at > end:
+                break
+            rebound = _rebinding_lines(checker, loop).get(name, ())
+            if not any(line < store < at for store in rebound):
+                return True
+    return False
+
+
+def _rebinding_lines(checker: Checker, loop: ast.AST) -> dict[str, list[int]]:
+    """Lines where `loop` rebinds each name to something other than a function of itself."""
+
+    def compute() -> dict[str, list[int]]:
+        found: dict[str, list[int]] = {}
+        for node in walk_local(loop):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                found.setdefault(node.id, []).append(node.lineno)
+        for node in walk_local(loop):
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                value = node.value
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    if isinstance(target, ast.Name) and (
+                        isinstance(node, ast.AugAssign) or _mentions(value, target.id)
+                    ):
+                        found[target.id].remove(target.lineno)
+        return found
+
+    return checker.cached(loop, "rebinding-lines", compute)  # type: ignore[no-any-return]
 
 
 def _built_for_caller(checker: Checker, loop: ast.AST, key: str) -> bool:
@@ -243,219 +316,3 @@ def _backpropagated(checker: Checker) -> set[str]:
         return names
 
     return checker.cached(function, "backpropagated", compute)
-
-
-def _receiver_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
-
-
-def _is_optimizer(checker: Checker, node: ast.AST) -> bool:
-    kind = checker.model.kind_of(node)
-    return kind == OPTIMIZER or kind is None and bool(OPTIMIZER_NAME.search(_receiver_name(node)))
-
-
-def _is_scheduler(checker: Checker, node: ast.AST) -> bool:
-    kind = checker.model.kind_of(node)
-    return kind == SCHEDULER or kind is None and bool(SCHEDULER_NAME.search(_receiver_name(node)))
-
-
-def _step_calls(checker: Checker, loop: ast.AST) -> list[tuple[tuple[int, int], str, ast.AST]]:
-    """`.step()`, `.backward()`, zero-grad evidence and helper calls in `loop`, in order."""
-    found: list[tuple[tuple[int, int], str, ast.AST]] = []
-    helper_calls: list[ast.Call] = []
-    for node in walk_local(loop):
-        if _zeroes_grad_by_hand(node):
-            found.append(((node.lineno, node.col_offset), "grad", node))  # type: ignore[attr-defined]
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        where = (node.lineno, node.col_offset)
-        if isinstance(func, ast.Attribute):
-            if func.attr == "step":
-                if _is_scheduler(checker, func.value):
-                    found.append((where, "scheduler", node))
-                elif _is_optimizer(checker, func.value) or _scaler_step(checker, node):
-                    found.append((where, "optimizer", node))
-            elif func.attr in ("backward", "manual_backward"):
-                found.append((where, "backward", node))
-            elif func.attr == "zero_grad":
-                found.append((where, "zero_grad", node))
-            elif isinstance(func.value, ast.Name) and func.value.id == "self":
-                helper_calls.append(node)
-        elif isinstance(func, ast.Name):
-            helper_calls.append(node)
-    kinds = {kind for _, kind, _ in found}
-    if helper_calls and kinds & {"scheduler", "backward", "optimizer"}:
-        helpers = _helper_summaries(checker)
-        for call in helper_calls:
-            for flag in sorted(helpers.get(_receiver_name(call.func), ())):
-                found.append(((call.lineno, call.col_offset), flag, call))
-    found.sort(key=lambda item: item[0])
-    return found
-
-
-def _zeroes_grad_by_hand(node: ast.AST) -> bool:
-    """`p.grad = None`, `p.grad.zero_()`, `p.grad.data.zero_()`, `p.grad.detach_()`."""
-    if isinstance(node, ast.Attribute) and node.attr == "grad":
-        return isinstance(node.ctx, ast.Store)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        if node.func.attr in ("zero_", "detach_", "fill_"):
-            receiver = node.func.value
-            if isinstance(receiver, ast.Attribute) and receiver.attr == "data":
-                receiver = receiver.value
-            return isinstance(receiver, ast.Attribute) and receiver.attr == "grad"
-    return False
-
-
-def _scaler_step(checker: Checker, node: ast.Call) -> bool:
-    """`scaler.step(optimizer)` steps the optimizer."""
-    return bool(node.args) and _is_optimizer(checker, node.args[0])
-
-
-def _helper_summaries(checker: Checker) -> dict[str, set[str]]:
-    """For each function of this file, whether it zeroes gradients or steps an optimizer."""
-
-    def compute() -> dict[str, set[str]]:
-        summaries: dict[str, set[str]] = {}
-        for node in ast.walk(checker.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                flags: set[str] = set()
-                for inner in ast.walk(node):
-                    if _zeroes_grad_by_hand(inner):
-                        flags.add("zero_grad")
-                    if isinstance(inner, ast.Attribute):
-                        if inner.attr == "zero_grad":
-                            flags.add("zero_grad")
-                        elif inner.attr == "step" and OPTIMIZER_NAME.search(
-                            _receiver_name(inner.value)
-                        ):
-                            flags.add("optimizer")
-                        elif inner.attr in ("backward", "manual_backward"):
-                            flags.add("backward")
-                if flags:
-                    summaries.setdefault(node.name, set()).update(flags)
-        return summaries
-
-    return checker.cached(checker.tree, "helpers", compute)
-
-
-@check(("PFL302", "PFL303"), ast.For, ast.While)
-@documents("PFL302")
-def step_order(checker: Checker, node: ast.AST) -> None:
-    """## What it does
-    Finds a loop whose body calls `scheduler.step()` before `optimizer.step()` (PFL302), and a
-    loop that calls `backward()` and `optimizer.step()` but never zeroes the gradients
-    (PFL303). Calls into functions of the same file count.
-
-    ## Why is this bad?
-    Since torch 1.1 the scheduler must step after the optimizer: stepping it first skips the
-    first value of the schedule (torch warns once). Without `zero_grad()` every `backward()`
-    adds to the previous gradients, so each step uses the sum of all gradients so far.
-
-    ## Example
-    `for epoch in range(n):\n    scheduler.step()\n    train(...)  # calls optimizer.step()`
-
-    Use instead: call `scheduler.step()` after the epoch's optimizer steps, and
-    `optimizer.zero_grad()` before each `backward()`.
-    """
-    if ".step(" not in checker.source_lines(node):
-        return  # both rules need a step call; skip the walk for most loops
-    events = _step_calls(checker, node)
-    if not events:
-        return
-    kinds = [kind for _, kind, _ in events]
-    if "scheduler" in kinds and "optimizer" in kinds:
-        first_scheduler = kinds.index("scheduler")
-        if first_scheduler < kinds.index("optimizer"):
-            call = events[first_scheduler][2]
-            reported = checker.cached(checker.tree, "scheduler-reported", set)
-            if id(call) not in reported:
-                reported.add(id(call))
-                checker.report(
-                    "PFL302",
-                    call,
-                    f"`{checker.segment(call)}` runs before `optimizer.step()` in this loop: the "
-                    "schedule's first value is skipped; step the scheduler after the optimizer",
-                )
-    if "backward" in kinds and "optimizer" in kinds and "zero_grad" not in kinds:
-        if "grad" in kinds:
-            return  # `p.grad = None`, `p.grad.zero_()`: zeroed by hand
-        step = events[kinds.index("optimizer")][2]
-        reported = checker.cached(checker.tree, "zero-grad-reported", set)
-        if id(step) in reported:
-            return
-        reported.add(id(step))
-        checker.report(
-            "PFL303",
-            step,
-            "this loop calls `backward()` and `step()` but never `zero_grad()`: gradients add "
-            "up across iterations; call `optimizer.zero_grad()` before `backward()`",
-        )
-
-
-@documents("PFL303")
-def _zero_grad_doc() -> None:
-    """## What it does
-    Finds a loop that calls `backward()` and `optimizer.step()` but never `zero_grad()` (nor
-    sets `.grad` by hand), also through functions of the same file it calls.
-
-    ## Why is this bad?
-    `backward()` adds into `.grad`. Without zeroing, each step applies the sum of every
-    gradient since the start, and training diverges or crawls.
-
-    ## Example
-    `for x, y in loader:\n    loss_fn(model(x), y).backward()\n    optimizer.step()`
-
-    Use instead: call `optimizer.zero_grad()` at the start of each iteration.
-    """
-
-
-@check("PFL304", ast.Call)
-@documents("PFL304")
-def functional_dropout(checker: Checker, node: ast.Call) -> None:
-    """## What it does
-    Finds `F.dropout(x, ...)` without `training=self.training` in a `forward` method, in any
-    other method of an `nn.Module` subclass (a helper that `forward` calls), or in a function
-    nested in one.
-
-    ## Why is this bad?
-    The functional form defaults to `training=True` and knows nothing of `model.eval()`:
-    dropout stays on at evaluation time, and predictions are noisy and worse.
-
-    ## Example
-    `x = F.dropout(x, p=0.5)`
-
-    Use instead: `x = F.dropout(x, p=0.5, training=self.training)`, or an `nn.Dropout` layer.
-    """
-    function = checker.function
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return
-    if len(node.args) >= 3 or any(k.arg in ("training", None) for k in node.keywords):
-        return
-    name = checker.callee(node)  # memoised: the other call rules resolve it too
-    if name in DROPOUTS and (function.name == "forward" or _in_module_method(checker)):
-        short = name.rsplit(".", 1)[-1]  # type: ignore[union-attr]
-        checker.report(
-            "PFL304",
-            node,
-            f"`F.{short}` without `training=self.training` stays on after `model.eval()`",
-        )
-
-
-def _in_module_method(checker: Checker) -> bool:
-    """Whether the code at hand is in a method of an nn.Module subclass (or in a function
-    nested in one), where `self.training` says the mode."""
-    scope: Scope | None = checker.model.scope
-    while scope is not None:
-        if scope.self_name is not None:
-            return scope.cls is not None and scope.cls.is_module
-        function = scope.function
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if function.name == "forward":
-                return True
-        scope = scope.parent
-    return False

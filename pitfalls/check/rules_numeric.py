@@ -37,7 +37,8 @@ def _loss_input(node: ast.Call) -> ast.AST | None:
 def probabilities_into_loss(checker: Checker, node: ast.Call) -> None:
     """## What it does
     Finds softmax output fed to `cross_entropy`, `CrossEntropyLoss` or `nll_loss` (PFL201),
-    directly or through a name bound in the same function.
+    directly or through a name bound in the same function; also the output of a model whose
+    `forward` always returns a softmax, or of an `nn.Sequential` ending in `nn.Softmax`.
 
     ## Why is this bad?
     `cross_entropy` applies `log_softmax` itself: on probabilities it computes a softmax of a

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from pitfalls.check.kinds import DATASET, LOSS, MODULE, base_class_kind
@@ -29,6 +29,18 @@ class ClassInfo:
     is_module: bool = False
     is_dataset: bool = False
     attrs: dict[str, str] = field(default_factory=dict)
+    output: str = MODULE  # what calling an instance gives: a module.softmax returns probabilities
+    node: ast.ClassDef | None = field(default=None, repr=False)
+    _accumulates: frozenset[str] | None = field(default=None, repr=False)
+
+    @property
+    def accumulates(self) -> frozenset[str]:
+        """Methods that sum their argument onto `self` (see `accumulating_methods`); none for
+        modules and datasets. Computed on first need: few classes are asked."""
+        if self._accumulates is None:
+            plain = self.node is not None and not self.is_module and not self.is_dataset
+            self._accumulates = accumulating_methods(self.node) if plain else frozenset()  # type: ignore[arg-type]
+        return self._accumulates
 
 
 @dataclass
@@ -100,6 +112,92 @@ class Scope:
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def statements(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """Every statement in `body`, entering compound statements but not nested definitions."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, _DEFS):
+            continue
+        for name in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, name, None)
+            if inner:
+                yield from statements(inner)
+        for handler in getattr(stmt, "handlers", ()):
+            yield from statements(handler.body)
+
+
+def accumulating_methods(node: ast.ClassDef) -> frozenset[str]:
+    """Methods that add their first argument to a running total on `self`: `self.sum += val *
+    n`, `self.total = self.total + val`, `self.values.append(val)` (an AverageMeter's
+    `update`). A method that rebinds the argument (`val = val.item()`) converts it first."""
+    found = set()
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = [*method.args.posonlyargs, *method.args.args]
+        if len(params) < 2:
+            continue
+        self_name, value = params[0].arg, params[1].arg
+        summed = False
+        for stmt in statements(method.body):
+            if _binds(stmt, value):
+                break
+            summed = summed or _adds_to_self(stmt, self_name, value)
+        else:
+            if summed:
+                found.add(method.name)
+    return frozenset(found)
+
+
+def _binds(stmt: ast.stmt, name: str) -> bool:
+    targets = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign, ast.For)):
+        targets = [stmt.target]
+    return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t))
+
+
+def _adds_to_self(stmt: ast.stmt, self_name: str, value: str) -> bool:
+    """`self.x += value...`, `self.x = self.x + value...` or `self.x.append(value...)`."""
+    if isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.Add):
+        target, added = stmt.target, stmt.value
+    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, added = stmt.targets[0], stmt.value
+        if not (isinstance(added, ast.BinOp) and isinstance(added.op, ast.Add)):
+            return False
+        if ast.dump(added.left) != ast.dump(target):
+            return False
+        added = added.right
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "append" and call.args):
+            return False
+        target, added = func.value, call.args[0]
+    else:
+        return False
+    on_self = (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == self_name
+    )
+    return on_self and value in operand_names(added)
+
+
+def operand_names(node: ast.AST) -> list[str]:
+    """The names that `node` adds up or scales: `loss`, `val * n`, `-loss` (not `f(loss)`)."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.BinOp):
+        return operand_names(node.left) + operand_names(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return operand_names(node.operand)
+    return []
+
+
 # Calls only a module has; `.eval()` and `.train()` only without arguments (`df.eval("a + b")`
 # is pandas). Found first, then the name or attribute chain before each is read backwards:
 # far cheaper than trying a chain pattern at every identifier.
@@ -229,6 +327,8 @@ class FileScopes:
             if local is not None:
                 info.is_module |= local.is_module
                 info.is_dataset |= local.is_dataset
+                if info.output == MODULE:
+                    info.output = local.output
                 continue
             base = self.resolve(expr)
             if base is None:
@@ -239,6 +339,7 @@ class FileScopes:
                 info.is_module = True
             elif kind == DATASET:
                 info.is_dataset = True
+        info.node = node
         self.classes[node.name] = info
         return info
 

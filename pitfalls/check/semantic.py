@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from pitfalls.check.kinds import (
+    ACCUMULATOR,
     BATCH,
     CALLED_MODULE_KINDS,
     DATASET,
@@ -30,18 +31,21 @@ from pitfalls.check.kinds import (
     PASSTHROUGH,
     SELF,
     SIGMOID,
+    SIGMOID_FN,
     SOFTMAX,
+    SOFTMAX_FN,
     TENSOR,
     TENSOR_PARAM,
     TENSORS,
     annotation_name_kind,
     is_known_callable,
+    is_loss_function,
     is_module,
     is_tensor,
     qualified_call_kind,
     tensor_method_kind,
 )
-from pitfalls.check.scopes import FileScopes
+from pitfalls.check.scopes import ClassInfo, FileScopes, Scope
 
 
 class SemanticModel(FileScopes):
@@ -156,7 +160,9 @@ class SemanticModel(FileScopes):
                 return kind
         if isinstance(func, ast.Name) and func.id in self.classes:
             info = self.classes[func.id]
-            return MODULE if info.is_module else DATASET if info.is_dataset else None
+            if info.is_module or info.is_dataset:
+                return info.output if info.is_module else DATASET
+            return f"{ACCUMULATOR}.{info.name}" if info.accumulates else None
         if isinstance(func, ast.Attribute):
             receiver = self.kind_of(func.value)
             method = func.attr
@@ -179,6 +185,66 @@ class SemanticModel(FileScopes):
         if is_module(callee):
             return CALLED_MODULE_KINDS.get(callee, TENSOR)
         return None
+
+    def output_kind(self, forward: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo) -> str:
+        """What calling an instance of a module class gives: SOFTMAX_FN or SIGMOID_FN when
+        every `return` of its `forward` returns probabilities (`return F.softmax(x, dim=1)`),
+        else MODULE. Only straight-line bindings of the body count; a name bound inside a
+        branch or loop is unknown (`if self.training: return logits` stays a module)."""
+        params = [*forward.args.posonlyargs, *forward.args.args]
+        if not params:
+            return MODULE
+        saved = self.scope
+        self.scope = Scope(parent=self.module_scope, cls=info, self_name=params[0].arg)
+        for arg in [*params[1:], *forward.args.kwonlyargs]:
+            self.scope.names[arg.arg] = None
+        returned: set[str | None] = set()
+        try:
+            for stmt in forward.body:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                    if isinstance(stmt.targets[0], ast.Name):
+                        self.bind(stmt.targets[0].id, self.kind_of(stmt.value))
+                        continue
+                inner = list(_local_nodes(stmt))
+                for node in inner:
+                    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                        self.bind(node.id, None)
+                for node in inner:
+                    if isinstance(node, ast.Return):
+                        returned.add(self.kind_of(node.value) if node.value else None)
+        finally:
+            self.scope = saved
+        if len(returned) == 1:
+            return {SOFTMAX: SOFTMAX_FN, SIGMOID: SIGMOID_FN}.get(returned.pop(), MODULE)
+        return MODULE
+
+    def note_loss_arguments(self, node: ast.Call, name: str | None) -> None:
+        """A name of unknown kind passed to a loss (`criterion(outputs, labels)` with a known
+        loss module, `F.nll_loss(output, target)`) holds a tensor from here on. `name` is
+        what the call's function resolves to."""
+        names = [
+            arg
+            for arg in node.args[:2]
+            if isinstance(arg, ast.Name) and self.scope.names.get(arg.id, "") is None
+        ]
+        if not names or not self._is_loss(node.func, name):
+            return
+        for arg in names:
+            if self.kind_of(arg) is None:  # not a loss shown by `.backward()`
+                self.bind(arg.id, TENSOR)
+
+    def _is_loss(self, func: ast.AST, name: str | None) -> bool:
+        """Whether calling `func` computes a loss: a torch loss function, or a name or
+        `self.` attribute bound to a loss module (looked up without evidence scans)."""
+        if name is not None and name.startswith("torch."):
+            return name.startswith("torch.nn.functional.") and is_loss_function(name)
+        kind: str | None = None
+        if isinstance(func, ast.Name):
+            kind = self.scope.lookup(func.id)[1]
+        elif isinstance(func, ast.Attribute):
+            cls = self.class_of_self(func.value)
+            kind = cls.attrs.get(func.attr) if cls is not None else None
+        return CALLED_MODULE_KINDS.get(kind or "") == LOSS
 
     def annotation_kind(self, annotation: ast.AST | None) -> str | None:
         """The kind a parameter annotation promises (torch.Tensor, nn.Module, DataLoader)."""
@@ -282,6 +348,21 @@ class SemanticModel(FileScopes):
                 return
             kind = None
         self.bind_target(target, kind, None)
+
+
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _local_nodes(stmt: ast.AST) -> list[ast.AST]:
+    """`stmt` and the nodes below it, without entering nested functions and classes."""
+    if isinstance(stmt, _NESTED):
+        return []
+    found, stack = [], [stmt]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _NESTED))
+    return found
 
 
 def _chain_root(node: ast.AST) -> ast.AST:
