@@ -7,11 +7,13 @@ Two kinds of evidence, in this order:
    `SomeError: message` line and the lines under it) is the strongest evidence there is.
    Found elsewhere in the query (a warning printed before the error), it counts for less.
 2. Words. Tokens of the query (Latin words with plural and verb endings stemmed, names with
-   their CamelCase and snake_case parts, characters and bigrams for Chinese, traditional
-   read as simplified) are matched against the recipe's questions, error texts, names,
-   title, tags and summary, weighted by how rare each token is in the catalogue (IDF). The
-   score is the share of the query's weight a recipe explains, so it means the same across
-   queries. In a typed query (not a pasted error), a word no recipe knows is read as the
+   their CamelCase and snake_case parts; Chinese as its known words, most of them as their
+   English word, and characters and bigrams between them; traditional read as simplified)
+   are matched against the recipe's questions, error texts, names, title, tags and summary,
+   weighted by how rare each token is in the catalogue (IDF). The score is the share of the
+   query's weight a recipe explains, or its likeness to one of the recipe's questions in the
+   query's language, so it means the same across queries; for a Chinese query both must
+   agree. In a typed query (not a pasted error), a word no recipe knows is read as the
    known word one edit away: ranked, at a lower weight, but no ground for confidence.
 
 Frames of a traceback (Python's, IPython's and Jupyter's, with their code lines and colours),
@@ -33,15 +35,16 @@ from pitfalls.search_index import (
     _EXCEPTION_LINE,
     _FRAME,
     _NOT_FINAL,
-    PART_WEIGHT,
     attach_indexes,
     build_index,
     normalise_message,
     strip_ansi,
+    token_weight,
     tokens,
     typo_candidates,
     valid_index,
 )
+from pitfalls.zh_words import has_chinese
 
 # Frames as IPython and Jupyter print them: `Cell In[5], line 3`, `Input In [5], in <cell
 # line: 3>()`, `<ipython-input-5-...> in <module>`, `File ~/x.py:12, in f(x)`, and older
@@ -76,6 +79,11 @@ CONFIDENT_COVERAGE = 0.5
 UNKNOWN_WORD_IDF = float("inf")
 # A word corrected from a typo counts for less than one typed right.
 TYPO_WEIGHT = 0.7
+# For a query in Chinese, the share of the score that the weaker of the two word scores (the
+# whole recipe's, the best question's) decides.
+CHINESE_AGREEMENT = 0.3
+# ...and the least lead over the next recipe a confident answer to it needs.
+CHINESE_CONFIDENT_LEAD = 0.05
 # Only the end of a longer query is ranked: the final error is there, and ranking ten
 # megabytes of pasted log (or a notebook error with a huge message) took half a minute.
 MAX_QUERY_CHARS = 64 * 1024
@@ -187,9 +195,9 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     weighted: dict[str, float] = {}
     parts: set[str] = set()
     for token in tokens(parsed.focus, parts):
-        # A single Chinese character says less than a word or a bigram, and a part of a
-        # name (`bce` of `BCEWithLogitsLoss`) less than the name.
-        weight = 0.4 if token.startswith("#") else PART_WEIGHT if token in parts else 1.0
+        # A Chinese character or bigram says less than a word, and a part of a name (`bce` of
+        # `BCEWithLogitsLoss`) less than the name.
+        weight = token_weight(token, token in parts)
         weighted[token] = max(weighted.get(token, 0.0), weight)
     for token in tokens(parsed.rest):
         weighted.setdefault(token, 0.3)  # what came before the final error counts less
@@ -219,15 +227,19 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         for t in weighted
     }
     query_mass = sum(w * idf[t] for t, w in weighted.items())
-    # A question is compared on IDF alone, each token in full (weighing Chinese characters and
-    # earlier lines down here ranked worse), except a name's parts: PART_WEIGHT on both sides.
-    query_side = {t: idf[t] * (PART_WEIGHT if t in parts else 1.0) for t in weighted}
+    # A question is compared on IDF times `token_weight`, the same on both sides (so earlier
+    # lines count in full: weighing them down here ranked worse).
+    query_side = {t: idf[t] * token_weight(t, t in parts) for t in weighted}
     query_side_sum = sum(query_side.values())
     sequence = [t for t in tokens(parsed.focus) or tokens(parsed.rest) if not t.startswith("#")]
     query_pairs = {f"{a} {b}" for a, b in zip(sequence, sequence[1:])}
     focus, rest = normalise_message(parsed.focus), normalise_message(parsed.rest)
     causes = normalise_message(parsed.causes)
     compact = " ".join(query.lower().split())
+    # A query in Chinese is compared with the questions in Chinese (an English one with those
+    # in English): the other language's matches only on the few words both share.
+    chinese = has_chinese(parsed.focus or parsed.rest)
+    lang = "zh" if chinese else "en"
     hits = []
     for recipe, index in indexed:
         token_weights = index["weights"]
@@ -246,11 +258,20 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         pairs = index["pairs"]
         shared_pairs = sum(1 for pair in query_pairs if pair in pairs)
         pair_share = shared_pairs / len(query_pairs) if query_pairs else 0.0
+        questions = index["questions"]
+        if lang in index["question_langs"]:
+            questions = [q for q, ql in zip(questions, index["question_langs"]) if ql == lang]
         question_similarity = max(
-            (_similarity(query_side, idf, query_side_sum, q) for q in index["questions"]),
-            default=0.0,
+            (_similarity(query_side, idf, query_side_sum, q) for q in questions), default=0.0
         )
-        score = max(0.8 * coverage + 0.2 * pair_share, question_similarity)
+        word_score = 0.8 * coverage + 0.2 * pair_share
+        score = max(word_score, question_similarity)
+        if chinese:
+            # Chinese words and phrases recur across recipes more than English ones do (每次,
+            # 同一份代码, 会影响): a question sharing them is weaker evidence alone, and the
+            # recipe as a whole must agree.
+            low = min(word_score, question_similarity)
+            score = (1 - CHINESE_AGREEMENT) * score + CHINESE_AGREEMENT * low
         # Enough of the query's words, and at least half of its weight, are the recipe's: a
         # question that shares two words with a recipe's question is not answered by it.
         # A word guessed from a typo ranks, but is no ground for a confident answer.
@@ -265,6 +286,10 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         if score > 0.0:
             hits.append((score, recipe, index, confident, fragment, strength, is_name, explained))
     hits.sort(key=lambda h: (-h[0], h[1].id))
+    if chinese and len(hits) > 1 and hits[0][3] and hits[0][0] < FRAGMENT_SCORE:
+        # Two recipes a hair apart on Chinese words: the words do not decide between them.
+        if hits[0][0] - hits[1][0] < CHINESE_CONFIDENT_LEAD:
+            hits[0] = (*hits[0][:3], False, *hits[0][4:])
     if hits and not hits[0][3] and hits[0][0] < FRAGMENT_SCORE:
         # The relative rule: a clear lead on word evidence alone.
         lead = hits[0][0] - (hits[1][0] if len(hits) > 1 else 0.0)
@@ -342,7 +367,7 @@ def _similarity(
     query: dict[str, float], idf: dict[str, float], query_sum: float, question: dict[str, float]
 ) -> float:
     """Weighted Dice overlap between the query and one question, in [0, 1]: a token counts
-    its IDF times its weight (PART_WEIGHT for a part of a name) on each side; `query` holds
+    its IDF times its `token_weight` on each side (the index holds the question's); `query` holds
     the query's, and a question word the query lacks weighs like an average word."""
     if not question or not query_sum:
         return 0.0

@@ -7,8 +7,9 @@ over a thousand recipes then tokenises the query, not the catalogue.
 Tokens are the same for queries and recipes: terminal colours dropped, traditional Chinese
 read as simplified (with Taiwan's words for memory, data, program...), English words stemmed
 for plurals, verb forms and -ize/-ise, names split at CamelCase and `_` (parts kept apart, so
-that a name counts as one mention), and Chinese as characters and bigrams. Change any of it
-and INDEX_VERSION must change with it.
+that a name counts as one mention), and Chinese as its known words (most as their English
+word: 损失 is `loss`) and, between them, characters and bigrams (see zh_words). Change any of
+it and INDEX_VERSION must change with it.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any
 
 from pitfalls.model import LANGS, Recipe
 from pitfalls.zh_variants import as_simplified
+from pitfalls.zh_words import chinese_runs, chinese_tokens
 
-INDEX_VERSION = 4
+INDEX_VERSION = 5
 
 _NOISE = [
     re.compile(r"0x[0-9a-fA-F]+"),  # addresses
@@ -28,7 +30,6 @@ _NOISE = [
     re.compile(r"\b\d+(?:\.\d+)*(?:e[-+]?\d+)?\b"),  # numbers, versions, pids
 ]
 _WORD = re.compile(r"[a-z][a-z0-9_]*")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _STOPWORDS = frozenset(
     "a an and are as at be by for from has have in is it its of on or that the this to was "
     "were with you your not no can do does did line file call last most recent traceback "
@@ -43,15 +44,6 @@ _STOPWORDS = frozenset(
     "dont doesnt didnt isnt wasnt arent wont cant couldnt shouldnt wouldnt havent hasnt "
     "im ive".split()
 )
-# Bigrams of Chinese function words that say nothing about a pitfall.
-_CJK_STOP = frozenset(
-    "为什么 什么 怎么 怎样 一个 这个 那个 我的 我们 时候 的时 了一 是不 不是 没有 可以 "
-    "如何 以后 之后 问题 出现 总是 一直 然后 但是 因为 所以 还是 就是".split()
-)
-# Characters too common in questions to say anything alone.
-_CJK_STOP_CHARS = frozenset("的了是在我你他她它们这那有和就都也还把被吗呢吧啊么什怎为个一不")
-# Function characters: a bigram holding one is almost always a cross-word fragment (被改, 也被).
-_CJK_FUNCTION_CHARS = frozenset("的了也被都是在我你他她它就还把吗呢吧啊这那和很么来")
 # CamelCase type names (DoubleTensor, FloatTensor, BCELoss) also match their parts, acronyms
 # included (BCE, MSE, NLL).
 _CAMEL = re.compile(r"\b[A-Za-z]*(?:[a-z][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*\b")
@@ -135,6 +127,16 @@ def tokens(text: str, parts_only: set[str] | None = None) -> list[str]:
     text = clean(text)
     for pattern in _NOISE:
         text = pattern.sub(" ", text)
+    chinese: list[str] = []
+    if not text.isascii():
+        # Chinese words that are English words (损失: loss) are read as words of the text.
+        english: list[str] = []
+        for run in chinese_runs(text):
+            words, found_here = chinese_tokens(run)
+            english.extend(words)
+            chinese.extend(found_here)
+        if english:
+            text += " " + " ".join(english)
     camel_parts = [
         part for name in _CAMEL.findall(text) for part in _CAMEL_PART.findall(name) if len(part) > 2
     ]
@@ -169,15 +171,7 @@ def tokens(text: str, parts_only: set[str] | None = None) -> list[str]:
             parts_found.extend(split)
     if parts_only is not None:
         parts_only.update(t for t in parts_found if t not in whole)
-    for run in _CJK.findall(text):
-        # Single characters too: Chinese users write 累加 where a recipe says 累积, and the
-        # shared character still counts (IDF keeps common characters cheap).
-        found.extend(f"#{char}" for char in run if char not in _CJK_STOP_CHARS)
-        found.extend(
-            bigram
-            for bigram in (run[i : i + 2] for i in range(len(run) - 1))
-            if bigram not in _CJK_STOP and not (_CJK_FUNCTION_CHARS & set(bigram))
-        )
+    found.extend(chinese)
     return found
 
 
@@ -200,12 +194,26 @@ def typo_candidates(token: str) -> set[str]:
 # A part of a name (`bce`, `logit` of `BCEWithLogitsLoss`) says less than a word: one name
 # is one mention, not four.
 PART_WEIGHT = 0.5
+# A Chinese character alone says less than a word, and so does a bigram: a stretch of n
+# characters the word table does not cover holds about n/2 words but n - 1 bigrams.
+CHARACTER_WEIGHT = 0.4
+BIGRAM_WEIGHT = 0.5
+
+
+def token_weight(token: str, is_part: bool = False) -> float:
+    """How much one mention of `token` counts, the same in a query and in a question."""
+    if token.startswith("#"):
+        return CHARACTER_WEIGHT
+    if is_part:
+        return PART_WEIGHT
+    return 1.0 if token.isascii() else BIGRAM_WEIGHT
 
 
 def part_weights(text: str) -> dict[str, float]:
-    """The tokens of `text`, each with PART_WEIGHT where it is only a part of a name, else 1."""
+    """The tokens of `text`, each with its `token_weight` (PART_WEIGHT where it is only a part
+    of a name)."""
     parts: set[str] = set()
-    return {t: PART_WEIGHT if t in parts else 1.0 for t in tokens(text, parts)}
+    return {t: token_weight(t, t in parts) for t in tokens(text, parts)}
 
 
 def normalise_message(text: str) -> str:
@@ -230,6 +238,7 @@ FIELD_WEIGHTS = {
 
 def build_index(recipe: Recipe) -> dict[str, Any]:
     """The recipe's search index as plain, marshal-able data."""
+    langs_of_questions = [lang for lang in LANGS for _ in recipe.questions.get(lang, ())]
     texts_of_questions = [q for lang in LANGS for q in recipe.questions.get(lang, ())]
     questions = [tokens(q) for q in texts_of_questions]
     error_texts = [e.text for e in recipe.errors] + [e.text for e in recipe.legacy_errors]
@@ -258,6 +267,7 @@ def build_index(recipe: Recipe) -> dict[str, Any]:
         "fields": fields,
         "weights": weights,  # each token's best field weight: one lookup while ranking
         "questions": [part_weights(q) for q in texts_of_questions],
+        "question_langs": langs_of_questions,
         "pairs": pairs,
         "fragments": fragments,
     }
@@ -280,6 +290,8 @@ def valid_index(index: Any) -> bool:
         and isinstance(index.get("fields"), dict)
         and isinstance(index.get("questions"), list)
         and all(isinstance(q, dict) for q in index["questions"])
+        and isinstance(index.get("question_langs"), list)
+        and len(index["question_langs"]) == len(index["questions"])
         and isinstance(index.get("weights"), dict)
         and isinstance(index.get("pairs"), dict)
         and isinstance(index.get("fragments"), list)
