@@ -13,7 +13,9 @@ because these machines are shared and noisy and an absolute time means little:
 - `pitfalls list`, piped, with a cold metadata cache against a warm one, and with 1,000 extra
   recipes on PITFALLS_PATH against the built-ins alone;
 - `pitfalls search` with a pasted 30-line traceback against `pitfalls list`, both piped;
-- the TUI's first paint against `python -c "import textual.app"`;
+- the TUI's first paint (`pitfalls tui` on a pseudo-terminal) against `python -c "import
+  textual.app"`, and, without a goal, a bare Textual app with the same first screen against the
+  same baseline: Textual's own part of that cost;
 - `pitfalls check` over a fixed set of folders of the installed torch's own source against a
   one-liner that only parses and walks the same files with `ast`.
 
@@ -57,6 +59,8 @@ GOALS = {
     "tui first paint / import textual.app": 2.0,
     "check torch nn/modules+optim / ast walk": 2.5,
 }
+# Reported without a goal: what Textual alone costs for the TUI's first screen.
+BARE_PAIR = "bare Textual app, same screen / import textual"
 # verify's own cost: (verify - import torch) - (sum of recipe run times / CPUs), in seconds.
 VERIFY_OVERHEAD_GOAL = 1.0
 # A traceback as users paste it: frames, their code lines, a chained cause, the final error.
@@ -303,8 +307,8 @@ def main() -> None:
         if not args.skip_tui:
             # Start to first frame, stamped by the app itself (see bench_tui.py).
             sys.path.insert(0, str(Path(__file__).parent))
+            from bench_tui import BARE, TUI, sample
             from bench_tui import FLOOR as TEXTUAL_FLOOR
-            from bench_tui import TUI, sample
         loads = [load_average()]
         # One untimed round warms the disk cache and the pitfalls cache for every command.
         for measured, baseline in pairs.values():
@@ -324,8 +328,12 @@ def main() -> None:
             if not args.skip_tui:
                 samples.setdefault(tui + " [cmd]", []).append(sample(TUI))
                 samples.setdefault(tui + " [base]", []).append(sample(TEXTUAL_FLOOR))
+                # Textual's own part: a bare app with the same first screen, no pitfalls code.
+                samples.setdefault(BARE_PAIR + " [cmd]", []).append(sample(BARE))
+                samples.setdefault(BARE_PAIR + " [base]", samples[tui + " [base]"])
         if not args.skip_tui:
             pairs[tui] = pairs.get(tui, ((), ()))  # type: ignore[assignment]
+            pairs[BARE_PAIR] = ((), ())  # type: ignore[assignment]
         loads.append(load_average())
     print(f"load average (1, 5, 15 min): before {loads[0]}; after {loads[1]}")
     print(f"{'pair':44} {'median cmd':>11} {'median base':>12} {'ratio':>7} {'goal':>6}")

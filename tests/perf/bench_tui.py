@@ -46,10 +46,55 @@ main()
 """
 
 
+# No pitfalls code: a bare Textual app with the same first screen (header; a filter box, a
+# select and a 78-option list with a count; a device bar with a select; five tabs; a footer),
+# started and stamped the same way. What it costs over `import textual.app` is Textual's part.
+BARE = """
+import os, time
+from textual.app import App
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Header, Input, Label, OptionList, Select, Static
+from textual.widgets import TabbedContent, TabPane
+
+class Bare(App):
+    CSS = "#sidebar { width: 40; } OptionList { height: 1fr; }"
+
+    def compose(self):
+        yield Header(icon="")
+        with Horizontal():
+            with Vertical(id="sidebar"):
+                yield Input(placeholder="filter", compact=True)
+                yield Select([(f"tag-{i}", i) for i in range(40)], prompt="tag")
+                titles = [f"recipe-{i:02d}  A title of about this length" for i in range(78)]
+                yield OptionList(*titles)
+                yield Static("78 recipes")
+            with Vertical():
+                with Horizontal(id="devices"):
+                    yield Label("device:")
+                    yield Select([("auto", "auto"), ("cpu", "cpu")], value="auto")
+                    yield Label("torch 2.x")
+                with TabbedContent():
+                    for name in ("prose", "snippet", "info", "run", "verify"):
+                        with TabPane(name):
+                            yield Static("")
+        yield Footer()
+
+    def on_mount(self):
+        self.query_one(OptionList).focus()
+
+    def on_ready(self):
+        with open(os.environ["PITFALLS_BENCH_STAMP"], "w") as out:
+            out.write(f"{time.time()}\\n")
+        self.exit()
+
+Bare().run()
+"""
+
+
 def sample(code: str) -> float:
     """Seconds from starting `python -c code` to the time stamp it leaves: on stdout (the
     floor), or in the file PITFALLS_BENCH_STAMP names (the TUI, whose stdout is a terminal)."""
-    if code != TUI:
+    if code not in (TUI, BARE):
         started = time.time()
         done = subprocess.run(
             [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
@@ -85,12 +130,19 @@ def main() -> None:
     args = parser.parse_args()
     sample(FLOOR)  # warm the file cache for both
     sample(TUI)
-    floor = [sample(FLOOR) for _ in range(args.runs)]
-    tui = [sample(TUI) for _ in range(args.runs)]
-    floor_median, tui_median = statistics.median(floor), statistics.median(tui)
-    print(f"import textual.app : median {floor_median * 1000:7.1f} ms  (n={args.runs})")
-    print(f"pitfalls tui paint : median {tui_median * 1000:7.1f} ms  (n={args.runs})")
-    print(f"ratio              : {tui_median / floor_median:.2f}x")
+    floor, tui, bare = [], [], []
+    for _ in range(args.runs):  # interleaved, as in bench.py
+        floor.append(sample(FLOOR))
+        tui.append(sample(TUI))
+        bare.append(sample(BARE))
+    floor_median = statistics.median(floor)
+    tui_median, bare_median = statistics.median(tui), statistics.median(bare)
+    print(f"import textual.app   : median {floor_median * 1000:7.1f} ms  (n={args.runs})")
+    for name, median in (
+        ("pitfalls tui paint", tui_median),
+        ("bare app, same screen", bare_median),
+    ):
+        print(f"{name:21}: median {median * 1000:7.1f} ms  ratio {median / floor_median:.2f}")
 
 
 if __name__ == "__main__":
