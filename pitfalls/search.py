@@ -44,6 +44,7 @@ from pitfalls.search_index import (
     typo_candidates,
     valid_index,
 )
+from pitfalls.search_phrases import HOW_TO_RARE, HOW_TO_SIMILARITY, is_how_to
 from pitfalls.zh_words import has_chinese
 
 # Frames as IPython and Jupyter print them: `Cell In[5], line 3`, `Input In [5], in <cell
@@ -240,6 +241,8 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     # in English): the other language's matches only on the few words both share.
     chinese = has_chinese(parsed.focus or parsed.rest)
     lang = "zh" if chinese else "en"
+    # A how-to question is answered by a recipe that asks it too, not by its words alone.
+    how_to = not chinese and not parsed.is_error and is_how_to(parsed.focus or parsed.rest)
     hits = []
     for recipe, index in indexed:
         token_weights = index["weights"]
@@ -277,6 +280,13 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         # A word guessed from a typo ranks, but is no ground for a confident answer.
         sure_mass = matched_mass - guessed_mass
         explained = sure_mass >= CONFIDENT_MASS and sure_mass >= CONFIDENT_COVERAGE * query_mass
+        if how_to and question_similarity < HOW_TO_SIMILARITY:
+            # ...or where a rare word of it is in the recipe's name, title, questions or errors.
+            explained = explained and any(
+                frequency.get(t, total) <= HOW_TO_RARE and token_weights.get(t, 0.0) >= 0.9
+                for t in weighted
+                if t not in guessed
+            )
         confident = score >= CONFIDENT_SCORE and explained
         if is_name:
             score, confident = FRAGMENT_SCORE + 1.0, True

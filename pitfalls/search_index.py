@@ -18,10 +18,11 @@ import re
 from typing import Any
 
 from pitfalls.model import LANGS, Recipe
+from pitfalls.search_phrases import mark_phrases
 from pitfalls.zh_variants import as_simplified
 from pitfalls.zh_words import chinese_runs, chinese_tokens
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 
 _NOISE = [
     re.compile(r"0x[0-9a-fA-F]+"),  # addresses
@@ -36,7 +37,7 @@ _STOPWORDS = frozenset(
     "error my me i we our how why what when which who will would should could get got "
     "but if so then than there their they them one use using used after before all any "
     "some just only also into out up down very too much many more less about after again "
-    "keep keeps even still "
+    "keep keeps even still between across among within each every "
     # contractions split at the apostrophe (doesn't -> doesn), and words every report has
     "doesn don didn isn wasn aren won couldn shouldn wouldn haven hasn weren "
     "bug work works working worked pytorch torch problem issue help please thanks "
@@ -67,7 +68,7 @@ _NOT_INFLECTED = frozenset(
 # Terminal colours: IPython, Jupyter and Python 3.13 colour their tracebacks.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 # A method or attribute whose name is a stopword (`x.to(device)`, `tensor.to`) still names an
-# API: kept as a token where a name, `)` or `]` comes before its dot.
+# API: kept as a token where a name, `)` or `]` comes before its dot, or `(` after its name.
 _CALL_BEFORE = re.compile(r"[\w)\]]")
 
 
@@ -127,6 +128,7 @@ def tokens(text: str, parts_only: set[str] | None = None) -> list[str]:
     text = clean(text)
     for pattern in _NOISE:
         text = pattern.sub(" ", text)
+    text = mark_phrases(text)
     chinese: list[str] = []
     if not text.isascii():
         # Chinese words that are English words (损失: loss) are read as words of the text.
@@ -149,8 +151,13 @@ def tokens(text: str, parts_only: set[str] | None = None) -> list[str]:
     for match in _WORD.finditer(lowered):
         word = match.group()
         if word in _STOPWORDS or len(word) < 2:
-            start = match.start()
-            if start > 1 and lowered[start - 1] == "." and _CALL_BEFORE.match(lowered[start - 2]):
+            start, end = match.start(), match.end()
+            called = lowered[end : end + 1] == "("  # `calling .to('cuda')`: a method all the same
+            if (
+                start > 1
+                and lowered[start - 1] == "."
+                and (called or _CALL_BEFORE.match(lowered[start - 2]))
+            ):
                 found.append(word)  # `x.to(device)`: a method, not the word "to"
                 whole.add(word)
             continue

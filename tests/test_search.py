@@ -539,3 +539,47 @@ def test_two_recipes_a_hair_apart_on_chinese_words_are_not_a_confident_answer(ca
             tied += 1
             assert not first.confident, query
     assert tied
+
+
+def test_a_method_named_like_a_stopword_after_a_space_is_a_token(catalogue) -> None:
+    from pitfalls.search_index import tokens
+
+    assert "to" in tokens("after calling .to('cuda')")
+    assert "to" not in tokens("I want to move it. To the GPU")
+    hits = search(catalogue, "Why is my tensor not on GPU after calling .to('cuda')?")
+    assert hits[0].recipe.id == "to-is-not-inplace"
+
+
+def test_a_negated_phrase_is_one_meaning_for_queries_and_recipes(catalogue) -> None:
+    from pitfalls.search_index import tokens
+
+    for text in ("weights don't update", "params dont change", "it stays the same"):
+        assert "unchang" in tokens(text), text
+    assert "unchang" not in tokens("the weights change a lot")
+    assert "stall" in tokens("loss not decreasing") and "stall" in tokens("loss is stuck")
+    # "weights don't change" alone does not point at clipping or the scheduler.
+    hits = search(catalogue, "weights dont change after optimizer.step()")
+    assert not hits[0].confident
+
+
+def test_runs_that_disagree_are_one_meaning(catalogue) -> None:
+    hits = search(catalogue, "Different results on every run despite setting the seed")
+    assert hits[0].recipe.id == "cudnn-benchmark-determinism"
+
+
+def test_prepositions_and_quantifiers_are_no_evidence(catalogue) -> None:
+    from pitfalls.search_index import tokens
+
+    assert tokens("gradients accumulate between batches") == ["gradient", "accumulat", "batch"]
+    hits = search(catalogue, "gradients accumulate between batches")
+    assert hits[0].recipe.id != "loss-history-leak"
+
+
+def test_a_how_to_question_needs_a_recipe_that_asks_it_to_be_confident(catalogue) -> None:
+    hits = search(catalogue, "how do I count the number of parameters in my model")
+    assert not hits[0].confident
+    # A rare word of the recipe's own, or a reported failure, still answers it.
+    hits = search(catalogue, "How to reshape image tensor from NHWC to NCHW")
+    assert hits[0].recipe.id == "conv-channels-last-input" and hits[0].confident
+    hits = search(catalogue, "How to freeze layers for fine-tuning, but they still train")
+    assert hits[0].recipe.id == "require-grad-typo" and hits[0].confident
