@@ -935,3 +935,136 @@ def test_a_loss_moved_to_the_cpu_keeps_its_graph() -> None:
         "        history.append(loss.detach().cpu())\n"
     )
     assert codes(source) == [(9, "PFL301")]
+
+
+# -- precision: correct research code that must stay clean ----------------------------------
+
+
+def test_a_diffusion_sampler_step_is_not_an_lr_scheduler_step() -> None:
+    source = (
+        "import torch\nimport torch.nn.functional as F\n"
+        "from diffusers import DDPMScheduler\n"
+        "def train(model, loader, optimizer, lr_scheduler, epochs):\n"
+        "    noise_scheduler = DDPMScheduler(num_train_timesteps=1000)\n"
+        "    for epoch in range(epochs):\n"
+        "        sample = torch.randn(4, 3, 32, 32)\n"
+        "        for t in noise_scheduler.timesteps:\n"
+        "            with torch.no_grad():\n"
+        "                pred = model(sample, t)\n"
+        "            sample = noise_scheduler.step(pred, t, sample).prev_sample\n"
+        "        for x in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            F.mse_loss(model(x, 0), x).backward()\n"
+        "            optimizer.step()\n"
+        "            lr_scheduler.step()\n"
+    )
+    assert codes(source) == []
+    swapped = source.replace("step(pred, t, sample)", "step()")
+    assert codes(swapped) == [(11, "PFL302")]
+
+
+def test_a_list_of_head_losses_summed_and_backpropagated_each_batch() -> None:
+    source = (
+        "import torch.nn.functional as F\n"
+        "def train(model, loader, optimizer):\n"
+        "    for x, y in loader:\n"
+        "        losses = []\n"
+        "        for head in model.heads:\n"
+        "            losses.append(F.cross_entropy(head(x), y))\n"
+        "        loss = sum(losses) / len(losses)\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+    )
+    assert codes(source) == []
+    unused = source.replace("sum(losses) / len(losses)", "model.penalty()")
+    assert codes(unused) == [(6, "PFL301")]
+
+
+def test_state_dicts_of_schedulers_and_scalers_are_not_aliases() -> None:
+    source = (
+        "import copy\nimport torch.nn.functional as F\n"
+        "def keep(model, loader, optimizer, scheduler, scaler, evaluate):\n"
+        "    best, ckpt = 0.0, None\n"
+        "    for epoch in range(10):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        scheduler.step()\n"
+        "        if evaluate(model) > best:\n"
+        "            ckpt = {'model': copy.deepcopy(model.state_dict()),\n"
+        "                    'scheduler': scheduler.state_dict(), 'scaler': scaler.state_dict()}\n"
+        "    return ckpt\n"
+        "class Keeper:\n"
+        "    def __call__(self, score, scheduler):\n"
+        "        if score > self.best:\n"
+        "            self.sched_state = scheduler.state_dict()\n"
+    )
+    assert codes(source) == []
+    live = source.replace("copy.deepcopy(model.state_dict())", "model.state_dict()")
+    assert codes(live) == [(12, "PFL106")]
+
+
+def test_the_state_dict_of_a_deep_copy_is_not_an_alias() -> None:
+    source = (
+        "import copy\nimport torch.nn.functional as F\n"
+        "def keep(model, loader, optimizer, evaluate):\n"
+        "    best, frozen = 0.0, None\n"
+        "    for epoch in range(10):\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            F.cross_entropy(model(x), y).backward()\n"
+        "            optimizer.step()\n"
+        "        if evaluate(model) > best:\n"
+        "            frozen = copy.deepcopy(model).state_dict()\n"
+        "    return frozen\n"
+    )
+    assert codes(source) == []
+    assert codes(source.replace("copy.deepcopy(model)", "model")) == [(11, "PFL106")]
+
+
+def test_a_state_dict_taken_just_before_leaving_the_loop() -> None:
+    source = (
+        "import torch\nimport torch.nn.functional as F\n"
+        "def converge(model, loader, optimizer):\n"
+        "    prev, final = float('inf'), None\n"
+        "    for epoch in range(1000):\n"
+        "        total = 0.0\n"
+        "        for x, y in loader:\n"
+        "            optimizer.zero_grad()\n"
+        "            loss = F.mse_loss(model(x), y)\n"
+        "            loss.backward()\n"
+        "            optimizer.step()\n"
+        "            total += loss.item()\n"
+        "        if abs(prev - total) < 1e-4:\n"
+        "            final = model.state_dict()\n"
+        "            break\n"
+        "        prev = total\n"
+        "    torch.save(final, 'final.pt')\n"
+    )
+    assert codes(source) == []
+    assert codes(source.replace("            break\n", "")) == [(14, "PFL106")]
+
+
+def test_a_module_argument_hidden_alone_in_a_list_on_purpose() -> None:
+    source = (
+        "import torch.nn as nn\n"
+        "class Distiller(nn.Module):\n"
+        "    def __init__(self, student, teacher):\n"
+        "        super().__init__()\n"
+        "        self.student = student\n"
+        "        teacher.eval()\n"
+        "        self._teacher = [teacher]\n"
+    )
+    assert codes(source) == []
+    built = source.replace("[teacher]", "[nn.Linear(2, 2)]")
+    assert codes(built) == [(7, "PFL104")]
+
+
+def test_exp_of_a_number_minus_one_is_not_a_small_x() -> None:
+    source = (
+        "import numpy as np\nimport torch\n"
+        "table = (np.exp(2) - 1, np.exp(-3.0) - 1, torch.exp(torch.tensor(1.0)) - 1)\n"
+    )
+    assert codes(source) == [(3, "PFL205")]

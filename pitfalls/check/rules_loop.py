@@ -244,6 +244,17 @@ def grad_disabled(checker: Checker) -> bool:
     return False
 
 
+def _keys_in(node: ast.AST) -> set[str]:
+    """The names and `x.attr` chains mentioned anywhere in `node`."""
+    found = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.Name, ast.Attribute)):
+            key = _dotted(inner)
+            if key is not None:
+                found.add(key)
+    return found
+
+
 def _same(a: ast.AST, b: ast.AST) -> bool:
     key = _dotted(a)
     return key is not None and key == _dotted(b)
@@ -308,11 +319,22 @@ def _backpropagated(checker: Checker) -> set[str]:
             ):
                 parts = list(node.args)
             for part in parts:
-                for inner in ast.walk(part):
-                    if isinstance(inner, (ast.Name, ast.Attribute)):
-                        key = _dotted(inner)
-                        if key is not None:
-                            names.add(key)
+                names.update(_keys_in(part))
+        # `loss = sum(losses) / len(losses)`, then `loss.backward()`: `losses` reaches it too.
+        assigns = [
+            (node.targets if isinstance(node, ast.Assign) else [node.target], node.value)
+            for node in walk_local(function)
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value
+        ]
+        grown = True
+        while grown:
+            grown = False
+            for targets, value in assigns:
+                if any(_dotted(t) in names for t in targets):
+                    new = _keys_in(value) - names
+                    if new:
+                        names |= new
+                        grown = True
         return names
 
     return checker.cached(function, "backpropagated", compute)

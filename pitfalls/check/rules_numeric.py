@@ -228,8 +228,20 @@ def _is_sum_of_exp(checker: Checker, node: ast.AST) -> bool:
     return name in SUMS and bool(node.args) and _is_exp(checker, node.args[0])
 
 
+def _exp_argument_is_constant(node: ast.AST) -> bool:
+    call = node if isinstance(node, ast.Call) else None
+    if call is None or len(call.args) != 1:
+        return False
+    argument = call.args[0]
+    if isinstance(argument, ast.UnaryOp):
+        argument = argument.operand
+    return isinstance(argument, ast.Constant)
+
+
 @check("PFL205", ast.BinOp)
 def exp_minus_one(checker: Checker, node: ast.BinOp) -> None:
     """`exp(x) - 1`: see PFL205."""
     if isinstance(node.op, ast.Sub) and _is_one(node.right) and _is_exp(checker, node.left):
+        if _exp_argument_is_constant(node.left):
+            return  # `exp(2) - 1`: a number, not a small x (as `log(1 + 2)` is not reported)
         checker.report("PFL205", node, "`exp(x) - 1` loses precision for small x: use `expm1(x)`")

@@ -126,9 +126,23 @@ def _container_of_modules(checker: Checker, function: ast.AST, value: ast.AST) -
                 return "dict" if _all_new_modules(checker, function, dict_items) else None
         return None
     if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp)):
+        if _hidden_argument(function, value):
+            return None
         if _holds_modules(checker, function, value):
             return "dict" if isinstance(value, (ast.Dict, ast.DictComp)) else "list"
     return None
+
+
+def _hidden_argument(function: ast.AST, value: ast.AST) -> bool:
+    """`self._teacher = [teacher]`: a module handed to `__init__`, wrapped alone in a list so
+    that it is kept out of `.parameters()` and `state_dict()` on purpose (a frozen teacher, a
+    model an EMA copy follows)."""
+    if not (isinstance(value, (ast.List, ast.Tuple)) and len(value.elts) == 1):
+        return False
+    item = value.elts[0]
+    args = function.args  # type: ignore[attr-defined]
+    params = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    return isinstance(item, ast.Name) and item.id in params
 
 
 @check("PFL104", ast.Call)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
+from pitfalls.check.kinds import LOADER, SCHEDULER
 from pitfalls.check.rules_steps import helper_summaries
 
 _SHALLOW_COPIES = frozenset({"dict", "collections.OrderedDict", "copy.copy"})
+_DEEP_COPIES = frozenset({"copy.deepcopy"})
+# Objects whose `state_dict()` holds numbers, not the live tensors: `scheduler`, `scaler`.
+_FRESH_STATE_NAME = re.compile(r"sched|scaler", re.IGNORECASE)
 
 
 @check("PFL106", ast.Assign)
@@ -42,7 +47,7 @@ def state_dict_alias(checker: Checker, node: ast.Assign) -> None:
         return
     target = node.targets[0]
     if checker.loops:
-        flagged = _kept_after_loop(checker, call, target)
+        flagged = _kept_after_loop(checker, node, call, target)
     elif isinstance(target, ast.Attribute):
         flagged = _kept_by_method(checker, target)
     elif isinstance(target, ast.Name):
@@ -59,10 +64,12 @@ def state_dict_alias(checker: Checker, node: ast.Assign) -> None:
         )
 
 
-def _kept_after_loop(checker: Checker, call: ast.Call, target: ast.AST) -> bool:
+def _kept_after_loop(checker: Checker, node: ast.Assign, call: ast.Call, target: ast.AST) -> bool:
     """In a loop: the dict is kept on `self`, or a local is used after the loop, and the loop
     does not rebind the model (`for cfg in grid: model = Net(cfg)` keeps finished weights)."""
     loop = _kept_across(checker)
+    if _leaves_after(checker, node, loop):
+        return False
     receiver = _dotted(call.func.value)  # type: ignore[attr-defined]
     if receiver is not None and receiver in _stored_in(checker, loop):
         return False
@@ -75,6 +82,20 @@ def _kept_after_loop(checker: Checker, call: ast.Call, target: ast.AST) -> bool:
             isinstance(n, ast.Name) and n.id == target.id and n.lineno > end
             for n in walk_local(scope)
         )
+    return False
+
+
+def _leaves_after(checker: Checker, node: ast.Assign, loop: ast.AST) -> bool:
+    """Whether the block of the assignment at hand goes on to `return`, or to `break` out of
+    `loop`: the weights it took train no further (`if converged: final = ...; break`)."""
+    parent = checker.parent
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(parent, name, None)
+        if isinstance(block, list) and node in block:
+            after = block[block.index(node) + 1 :]
+            if any(isinstance(stmt, ast.Return) for stmt in after):
+                return True
+            return loop is checker.loops[-1] and any(isinstance(s, ast.Break) for s in after)
     return False
 
 
@@ -221,13 +242,26 @@ def _kept_across(checker: Checker) -> ast.AST:
     return checker.loops[0]
 
 
-def _state_dict_call(node: ast.AST) -> ast.Call | None:
-    """`x.state_dict()` itself."""
-    if isinstance(node, ast.Call) and not node.args:
-        func = node.func
-        if isinstance(func, ast.Attribute) and func.attr == "state_dict":
-            return node
-    return None
+def _state_dict_call(checker: Checker, node: ast.AST) -> ast.Call | None:
+    """`x.state_dict()` itself, where `x` may hold live tensors: not an LR scheduler, a
+    GradScaler or a loader, whose `state_dict()` is a fresh dict of numbers, nor a fresh
+    `copy.deepcopy(model)`."""
+    if not (isinstance(node, ast.Call) and not node.args):
+        return None
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "state_dict"):
+        return None
+    receiver = func.value
+    if isinstance(receiver, ast.Call) and isinstance(receiver.func, (ast.Name, ast.Attribute)):
+        if checker.model.resolve(receiver.func) in _DEEP_COPIES:
+            return None
+    kind = checker.model.kind_of(receiver)
+    if kind in (SCHEDULER, LOADER):
+        return None
+    last = receiver.attr if isinstance(receiver, ast.Attribute) else getattr(receiver, "id", "")
+    if kind is None and _FRESH_STATE_NAME.search(last):
+        return None
+    return node
 
 
 def _aliased_state_dict(checker: Checker, value: ast.AST) -> ast.Call | None:
@@ -242,19 +276,19 @@ def _aliased_state_dict(checker: Checker, value: ast.AST) -> ast.Call | None:
         return None
     if not isinstance(value, (ast.Call, ast.DictComp)):
         return None
-    found = _state_dict_call(value)
+    found = _state_dict_call(checker, value)
     if found is not None:
         return found
     if isinstance(value, ast.Call):
         func = value.func
         if isinstance(func, ast.Attribute) and func.attr == "copy" and not value.args:
-            return _state_dict_call(func.value)
+            return _state_dict_call(checker, func.value)
         if len(value.args) == 1 and not value.keywords:
             name = (
                 checker.model.resolve(func) if isinstance(func, ast.Name | ast.Attribute) else None
             )
             if name in _SHALLOW_COPIES:
-                return _state_dict_call(value.args[0])
+                return _state_dict_call(checker, value.args[0])
         return None
     # {k: v for k, v in model.state_dict().items()}: the values are the live tensors.
     if len(value.generators) != 1 or not isinstance(value.value, ast.Name):
@@ -268,5 +302,5 @@ def _aliased_state_dict(checker: Checker, value: ast.AST) -> ast.Call | None:
         return None
     if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
         if source.func.attr == "items" and not source.args:
-            return _state_dict_call(source.func.value)
+            return _state_dict_call(checker, source.func.value)
     return None

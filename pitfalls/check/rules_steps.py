@@ -43,6 +43,12 @@ def _is_scheduler(checker: Checker, node: ast.AST) -> bool:
     return kind == SCHEDULER or kind is None and bool(SCHEDULER_NAME.search(_receiver_name(node)))
 
 
+def _lr_step_arguments(node: ast.Call) -> bool:
+    """Whether a `.step(...)` call fits an LR scheduler's `step(metrics=None)` (or its old
+    `epoch=`): a diffusion sampler's `noise_scheduler.step(pred, t, sample)` does not."""
+    return len(node.args) <= 1 and all(k.arg in ("metrics", "epoch") for k in node.keywords)
+
+
 def _step_calls(checker: Checker, loop: ast.AST) -> list[tuple[tuple[int, int], str, ast.AST]]:
     """`.step()`, `.backward()`, zero-grad evidence and helper calls in `loop`, in order."""
     found: list[tuple[tuple[int, int], str, ast.AST]] = []
@@ -57,7 +63,8 @@ def _step_calls(checker: Checker, loop: ast.AST) -> list[tuple[tuple[int, int], 
         if isinstance(func, ast.Attribute):
             if func.attr == "step":
                 if _is_scheduler(checker, func.value):
-                    found.append((where, "scheduler", node))
+                    if _lr_step_arguments(node):
+                        found.append((where, "scheduler", node))
                 elif _is_optimizer(checker, func.value) or _scaler_step(checker, node):
                     found.append((where, "optimizer", node))
             elif func.attr in ("backward", "manual_backward"):
