@@ -20,6 +20,7 @@ class TagSelect(Select[str]):
             **kwargs: Passed on to `Select`.
         """
         self._catalogue_tags = tags
+        self._options_lang = "en"  # the language the options are labelled in
         super().__init__(
             self._tag_options("en"),
             allow_blank=False,
@@ -40,6 +41,9 @@ class TagSelect(Select[str]):
         self.watch(self.app, "lang", self._language_changed)
 
     def _language_changed(self, lang: str) -> None:
+        if lang == self._options_lang:  # called once on mount: nothing to relabel yet
+            return
+        self._options_lang = lang
         value = self.value
         with self.prevent(Select.Changed):  # relabelling is not a new choice
             self.set_options(self._tag_options(lang))
