@@ -154,8 +154,13 @@ async def test_switching_language_relabels_the_whole_ui() -> None:
         assert "溢出" in prose.query_one("Markdown")._markdown
         option = screen.query_one(RecipeList).get_option_at_index(0)
         assert "溢出" in str(option.prompt)
+        from pitfalls.tui.widgets.tag_select import TagSelect
+
+        assert screen.query_one(TagSelect)._options[0][0] == "全部标签"
         await pilot.press("l")
         assert app.lang == "en"
+        await pilot.pause()
+        assert screen.query_one(TagSelect)._options[0][0] == "all tags"
 
 
 async def test_help_lists_bindings_and_closes() -> None:
