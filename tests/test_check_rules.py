@@ -52,6 +52,8 @@ def test_every_default_rule_has_a_true_case_in_the_fixtures() -> None:
     marked = set()
     for path in CHECK.glob("*.py"):
         marked |= {code for _, code in expected(path.read_text(encoding="utf-8"))}
+    for source in GRADS_AND_DATA_CASES:
+        marked |= {code for _, code in expected(source)}
     missing = {code for code, rule in RULES.items() if rule.default} - marked
     assert not missing - {"PFL002"}
 
@@ -1068,3 +1070,198 @@ def test_exp_of_a_number_minus_one_is_not_a_small_x() -> None:
         "table = (np.exp(2) - 1, np.exp(-3.0) - 1, torch.exp(torch.tensor(1.0)) - 1)\n"
     )
     assert codes(source) == [(3, "PFL205")]
+
+
+# --- PFL107-PFL109, PFL305-PFL307: each source marks what must be reported.
+
+GRADS_AND_DATA_CASES = [
+    # PFL305: clip after step, clip before backward (loop and loop-free step function).
+    "import torch\nfrom torch.nn.utils import clip_grad_norm_\n"
+    "def train(model, loader, optimizer):\n"
+    "    for x in loader:\n"
+    "        optimizer.zero_grad()\n"
+    "        model(x).sum().backward()\n"
+    "        optimizer.step()\n"
+    "        clip_grad_norm_(model.parameters(), 1.0)  # expect: PFL305\n"
+    "def step(model, x, optimizer, scaler):\n"
+    "    optimizer.zero_grad()\n"
+    "    torch.nn.utils.clip_grad_value_(model.parameters(), 1.0)  # expect: PFL305\n"
+    "    scaler.scale(model(x).sum()).backward()\n"
+    "    scaler.step(optimizer)\n",
+    # PFL305 near misses: the right order, and a step deferred to the next iteration.
+    "import torch\nfrom torch.nn.utils import clip_grad_norm_\n"
+    "def train(model, loader, optimizer):\n"
+    "    for x in loader:\n"
+    "        optimizer.zero_grad()\n"
+    "        model(x).sum().backward()\n"
+    "        clip_grad_norm_(model.parameters(), 1.0)\n"
+    "        optimizer.step()\n"
+    "    for i, x in enumerate(loader):\n"
+    "        if i:\n"
+    "            clip_grad_norm_(model.parameters(), 1.0)\n"
+    "            optimizer.step()\n"
+    "            optimizer.zero_grad()\n"
+    "        model(x).sum().backward()\n",
+    # PFL107: optimizer then clip; a filter consumed in a loop; a count then an optimizer.
+    "import torch\n"
+    "def fit(model, loader):\n"
+    "    params = model.parameters()\n"
+    "    opt = torch.optim.SGD(params, lr=0.1)\n"
+    "    torch.nn.utils.clip_grad_norm_(params, 1.0)  # expect: PFL107\n"
+    "    trainable = filter(lambda p: p.requires_grad, model.parameters())\n"
+    "    for x in loader:\n"
+    "        torch.nn.utils.clip_grad_norm_(trainable, 1.0)  # expect: PFL107\n"
+    "    named = model.named_parameters()\n"
+    "    n = sum(p.numel() for _, p in named)\n"
+    "    return opt, n, torch.optim.Adam(p for _, p in named)  # expect: PFL107\n",
+    # PFL107 near misses: list(), uses in exclusive branches, rebinding, next(), a list.
+    "import torch\n"
+    "def fit(model, flag, bucket):\n"
+    "    params = list(model.parameters())\n"
+    "    opt = torch.optim.SGD(params, lr=0.1)\n"
+    "    torch.nn.utils.clip_grad_norm_(params, 1.0)\n"
+    "    gen = model.parameters()\n"
+    "    if flag:\n"
+    "        opt = torch.optim.SGD(gen, lr=0.1)\n"
+    "    else:\n"
+    "        opt = torch.optim.Adam(gen)\n"
+    "    gen = model.parameters()\n"
+    "    first = next(gen)\n"
+    "    ps = bucket.parameters()\n"
+    "    if len(ps) > 0:\n"
+    "        opt = torch.optim.SGD(ps)\n"
+    "        torch.nn.utils.clip_grad_norm_(ps, 1.0)\n"
+    "    return opt, first\n",
+    # PFL108: `.to(device)` and `.cuda()` after requires_grad=True, then trained.
+    "import torch\n"
+    "def fit(device):\n"
+    "    w = torch.randn(3, requires_grad=True).to(device)  # expect: PFL108\n"
+    "    b = torch.zeros(3, requires_grad=True).cuda().requires_grad_()  # expect: PFL108\n"
+    "    opt = torch.optim.SGD([w], lr=0.1)\n"
+    "    (w * 2 + b).sum().backward()\n"
+    "    return opt, b.grad\n",
+    # PFL108 near misses: device= in the factory, requires_grad_ after the move, an input
+    # that only has to require grad, a float32 no-op, a new Parameter.
+    "import torch\nimport torch.nn as nn\n"
+    "def fit(device, model):\n"
+    "    w = torch.randn(3, device=device, requires_grad=True)\n"
+    "    v = torch.randn(3).to(device).requires_grad_()\n"
+    "    x = torch.rand(10, 10, requires_grad=True).cuda()\n"
+    "    f = torch.randn(3, requires_grad=True).to(torch.float32)\n"
+    "    p = nn.Parameter(torch.randn(3, requires_grad=True).cuda())\n"
+    "    model(x).sum().backward()\n"
+    "    return torch.optim.SGD([w, v, f, p], lr=0.1), w.grad\n",
+    # PFL109: DataParallel and torch.compile, directly and in a checkpoint dict.
+    "import torch\nimport torch.nn as nn\n"
+    "def save(model, path):\n"
+    "    model = nn.DataParallel(model)\n"
+    "    torch.save(model.state_dict(), path)  # expect: PFL109\n"
+    "def save_compiled(net, path):\n"
+    "    net = torch.compile(net)\n"
+    "    torch.save({'model': net.state_dict(), 'epoch': 1}, path)  # expect: PFL109\n",
+    # PFL109 near misses: rebound after wrapping, saved before wrapping, another model.
+    "import torch\nimport torch.nn as nn\n"
+    "def save(model, other, path):\n"
+    "    torch.save(model.state_dict(), path)\n"
+    "    model = nn.DataParallel(model)\n"
+    "    torch.save(other.state_dict(), path)\n"
+    "    model = model.to('cuda')\n"
+    "    torch.save(model.state_dict(), path)\n",
+    # PFL306: NumPy, torch and Python generators made in __init__, drawn in __getitem__.
+    "import random\nimport numpy as np\nimport torch\nfrom torch.utils.data import Dataset\n"
+    "class Aug(Dataset):\n"
+    "    def __init__(self):\n"
+    "        self.rng = np.random.default_rng()\n"
+    "        self.gen = torch.Generator().manual_seed(0)\n"
+    "        self.py = random.Random(0)\n"
+    "    def __getitem__(self, i):\n"
+    "        a = self.rng.integers(10)  # expect: PFL306\n"
+    "        b = torch.rand(1, generator=self.gen)  # expect: PFL306\n"
+    "        return a, b, self.py.random()  # expect: PFL306\n",
+    # PFL306 near misses: reseeded per item, a generator made per item, not a Dataset.
+    "import numpy as np\nfrom torch.utils.data import Dataset\n"
+    "class Seeded(Dataset):\n"
+    "    def __init__(self):\n"
+    "        self.rng = np.random.RandomState(0)\n"
+    "    def __getitem__(self, i):\n"
+    "        self.rng.seed(i)\n"
+    "        return self.rng.rand()\n"
+    "class Fresh(Dataset):\n"
+    "    def __init__(self):\n"
+    "        self.rng = np.random.default_rng()\n"
+    "    def __getitem__(self, i):\n"
+    "        return np.random.default_rng(i).integers(10)\n"
+    "class Table:\n"
+    "    def __init__(self):\n"
+    "        self.rng = np.random.default_rng()\n"
+    "    def __getitem__(self, i):\n"
+    "        return self.rng.integers(10)\n",
+    # PFL307: an inline lambda, a nested function, a module-level lambda.
+    "from torch.utils.data import DataLoader\n"
+    "collate = lambda b: b  # noqa: E731\n"
+    "def loaders(ds, n):\n"
+    "    def init(worker_id):\n"
+    "        pass\n"
+    "    a = DataLoader(ds, num_workers=4, collate_fn=lambda b: b[0])  # expect: PFL307\n"
+    "    b = DataLoader(ds, num_workers=n, worker_init_fn=init)  # expect: PFL307\n"
+    "    c = DataLoader(ds, num_workers=2, collate_fn=collate)  # expect: PFL307\n"
+    "    return a, b, c\n",
+    # PFL307 near misses: no workers, a module-level def, fork, another DataLoader.
+    "from torch.utils.data import DataLoader\n"
+    "from torch_geometric.loader import DataLoader as GraphLoader\n"
+    "def collate(b):\n"
+    "    return b\n"
+    "def loaders(ds):\n"
+    "    def init(worker_id):\n"
+    "        pass\n"
+    "    a = DataLoader(ds, num_workers=0, collate_fn=lambda b: b)\n"
+    "    b = DataLoader(ds, collate_fn=lambda b: b)\n"
+    "    c = DataLoader(ds, num_workers=2, collate_fn=collate)\n"
+    "    d = DataLoader(ds, num_workers=2, worker_init_fn=init, multiprocessing_context='fork')\n"
+    "    e = GraphLoader(ds, num_workers=2, collate_fn=lambda b: b)\n"
+    "    return a, b, c, d, e\n",
+]
+
+
+@pytest.mark.parametrize("source", GRADS_AND_DATA_CASES)
+def test_grads_and_data_rules_report_exactly_the_marked_lines(source: str) -> None:
+    found = sorted(codes(source, ["ALL"]))
+    new = {"PFL107", "PFL108", "PFL109", "PFL305", "PFL306", "PFL307"}
+    assert [f for f in found if f[1] in new] == expected(source)
+
+
+def test_grads_and_data_rules_each_have_two_caught_cases() -> None:
+    marked: dict[str, int] = {}
+    for source in GRADS_AND_DATA_CASES:
+        for _, code in expected(source):
+            marked[code] = marked.get(code, 0) + 1
+    for code in ("PFL107", "PFL108", "PFL109", "PFL305", "PFL306", "PFL307"):
+        assert marked.get(code, 0) >= 2, code
+
+
+def test_a_prefix_stripping_file_is_not_told_about_the_prefix() -> None:
+    source = (
+        "import torch\nimport torch.nn as nn\n"
+        "def save(model, path):\n"
+        "    model = nn.DataParallel(model)\n"
+        "    torch.save(model.state_dict(), path)\n"
+        "def load(model, path):\n"
+        "    state = {k.removeprefix('module.'): v for k, v in torch.load(path).items()}\n"
+        "    model.load_state_dict(state)\n"
+    )
+    assert [c for c in codes(source) if c[1] == "PFL109"] == []
+
+
+def test_a_worker_init_fn_that_reseeds_silences_the_dataset_rng_rule() -> None:
+    source = (
+        "import numpy as np\nfrom torch.utils.data import Dataset, get_worker_info\n"
+        "class Aug(Dataset):\n"
+        "    def __init__(self):\n"
+        "        self.rng = np.random.default_rng()\n"
+        "    def __getitem__(self, i):\n"
+        "        return self.rng.integers(10)\n"
+        "def seed_worker(worker_id):\n"
+        "    info = get_worker_info()\n"
+        "    info.dataset.rng = np.random.default_rng(info.seed)\n"
+    )
+    assert [c for c in codes(source) if c[1] == "PFL306"] == []

@@ -56,6 +56,8 @@ def load_rule_modules() -> None:
     """Import the rule families, which register themselves in CHECKS and DOCS."""
     from pitfalls.check import (  # noqa: F401
         rules_api,
+        rules_data,
+        rules_grads,
         rules_loop,
         rules_numeric,
         rules_registration,

@@ -4,7 +4,8 @@ Like ruff's `codes.rs`, this table is the only place a code is declared. Codes a
 retired rule keeps its number forever and a renamed one is listed in `REDIRECTS`. The prefix
 `PFL` is ours (PT, PTH, PIE and TOR belong to flake8 plugins, PIT to `pitfalls lint`). The
 checks themselves live in the family modules (`rules_api`, `rules_tensor`,
-`rules_registration`, `rules_snapshot`, `rules_numeric`, `rules_loop`); rules name recipes by
+`rules_registration`, `rules_snapshot`, `rules_numeric`, `rules_loop`, `rules_steps`,
+`rules_grads`, `rules_data`); rules name recipes by
 id, and recipes know nothing of rules.
 """
 
@@ -165,6 +166,25 @@ RULES: dict[str, Rule] = _rules(
         "`state_dict()` returns references that keep changing while training continues",
         "state-dict-alias",
     ),
+    Rule(
+        "PFL107",
+        "parameters-generator-reused",
+        "`model.parameters()` is a generator: a second use of the same name sees nothing",
+        "params-generator-exhausted",
+    ),
+    Rule(
+        "PFL108",
+        "requires-grad-then-convert",
+        "`.to()`/`.cuda()` after `requires_grad=True` leaves a non-leaf copy whose `.grad` "
+        "stays None",
+        "nonleaf-grad",
+    ),
+    Rule(
+        "PFL109",
+        "wrapped-model-state-dict",
+        "the `state_dict()` of a DataParallel, DDP or compiled model has prefixed keys",
+        "dataparallel-module-prefix",
+    ),
     # PFL2xx: numerics.
     Rule(
         "PFL201",
@@ -220,6 +240,24 @@ RULES: dict[str, Rule] = _rules(
         "functional-dropout-in-eval",
         "`F.dropout` in `forward` without `training=self.training` stays on in eval mode",
         "train-eval",
+    ),
+    Rule(
+        "PFL305",
+        "clip-grad-misplaced",
+        "gradient clipping after `optimizer.step()` or before `backward()` clips nothing",
+        "clip-grad-placement",
+    ),
+    Rule(
+        "PFL306",
+        "dataset-rng-copied-to-workers",
+        "a random generator made in a Dataset's `__init__` repeats its draws in every worker",
+        "worker-rng-duplicates",
+    ),
+    Rule(
+        "PFL307",
+        "unpicklable-worker-function",
+        "a lambda or nested `collate_fn`/`worker_init_fn` fails under spawn and forkserver",
+        "spawn-pickle-lambda",
     ),
 )
 
