@@ -7,7 +7,7 @@ import ast
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
 from pitfalls.check.kinds import MODULE
-from pitfalls.check.rules_steps import _is_optimizer, _scaler_step
+from pitfalls.check.rules_steps import is_optimizer, scaler_step
 
 CLIPS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
 GENERATORS = frozenset({"parameters", "named_parameters"})
@@ -38,7 +38,7 @@ def _clip_events(checker: Checker, loop: ast.AST) -> list[tuple[tuple[int, int],
         if attr in ("backward", "manual_backward"):
             found.append((where, "backward", node))
         elif attr == "step" and (
-            _is_optimizer(checker, node.func.value) or _scaler_step(checker, node)
+            is_optimizer(checker, node.func.value) or scaler_step(checker, node)
         ):
             found.append((where, "step", node))
         elif attr in CLIPS:

@@ -33,7 +33,8 @@ def _receiver_name(node: ast.AST) -> str:
     return ""
 
 
-def _is_optimizer(checker: Checker, node: ast.AST) -> bool:
+def is_optimizer(checker: Checker, node: ast.AST) -> bool:
+    """Whether `node` holds an optimizer: known from the file, or named like one."""
     kind = checker.model.kind_of(node)
     return kind == OPTIMIZER or kind is None and bool(OPTIMIZER_NAME.search(_receiver_name(node)))
 
@@ -65,7 +66,7 @@ def _step_calls(checker: Checker, loop: ast.AST) -> list[tuple[tuple[int, int], 
                 if _is_scheduler(checker, func.value):
                     if _lr_step_arguments(node):
                         found.append((where, "scheduler", node))
-                elif _is_optimizer(checker, func.value) or _scaler_step(checker, node):
+                elif is_optimizer(checker, func.value) or scaler_step(checker, node):
                     found.append((where, "optimizer", node))
             elif func.attr in ("backward", "manual_backward"):
                 found.append((where, "backward", node))
@@ -98,9 +99,9 @@ def _zeroes_grad_by_hand(node: ast.AST) -> bool:
     return False
 
 
-def _scaler_step(checker: Checker, node: ast.Call) -> bool:
+def scaler_step(checker: Checker, node: ast.Call) -> bool:
     """`scaler.step(optimizer)` steps the optimizer."""
-    return bool(node.args) and _is_optimizer(checker, node.args[0])
+    return bool(node.args) and is_optimizer(checker, node.args[0])
 
 
 def helper_summaries(checker: Checker) -> dict[str, set[str]]:
