@@ -71,6 +71,29 @@ def run_cli(
     )
 
 
+def run_on_pty(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> tuple[int, bytes]:
+    """Run `argv` with one pseudo-terminal as stdin, stdout and stderr, reading what it
+    writes until it exits: (exit code, output)."""
+    import pty
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        argv, stdin=follower, stdout=follower, stderr=follower, env=env, cwd=cwd
+    )
+    os.close(follower)
+    output = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO once the last writer has gone
+            break
+        if not chunk:
+            break
+        output += chunk
+    os.close(leader)
+    return process.wait(timeout=60), output
+
+
 def pid_alive(pid: int) -> bool:
     """Whether a process exists and is not a zombie."""
     try:

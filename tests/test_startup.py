@@ -4,14 +4,13 @@ catalogue and renders `show`'s page meanwhile. It must change nothing but the ti
 from __future__ import annotations
 
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import TESTS, marked_processes
+from conftest import TESTS, marked_processes, run_on_pty
 from pitfalls._startup import _show_arguments
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux only")
@@ -42,28 +41,8 @@ def test_show_arguments(argv: list[str], expected: tuple[str, str | None] | None
 
 def on_terminal(args: list[str], env: dict[str, str]) -> tuple[int, bytes]:
     """Run the CLI with a pseudo-terminal as stdin, stdout and stderr; (exit code, output)."""
-    leader, follower = pty.openpty()
     full_env = {**os.environ, "COLUMNS": "100", "PITFALLS_TEST_MARKER": MARKER, **env}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pitfalls", *args],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=full_env,
-        cwd=str(TESTS),
-    )
-    os.close(follower)
-    output = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-    os.close(leader)
-    return process.wait(timeout=60), output
+    return run_on_pty([sys.executable, "-m", "pitfalls", *args], full_env, cwd=TESTS)
 
 
 def piped(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[bytes]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from conftest import run_on_pty
 from pitfalls.tui_launch import tui_request
 
 
@@ -53,28 +53,9 @@ main()
 def on_a_terminal(tmp_path: Path, *argv: str) -> tuple[int, dict | None, str]:
     """Run the entry point on a pseudo-terminal: exit code, what the probe saw, output."""
     record = tmp_path / "probe.json"
-    leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if k not in ("TERM", "NO_COLOR")}
     env["TERM"] = "xterm-256color"
-    process = subprocess.Popen(
-        [sys.executable, "-c", PROBE, str(record), *argv],
-        stdin=follower,
-        stdout=follower,
-        stderr=follower,
-        env=env,
-    )
-    os.close(follower)
-    output = b""
-    while True:
-        try:
-            chunk = os.read(leader, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        output += chunk
-    code = process.wait(timeout=60)
-    os.close(leader)
+    code, output = run_on_pty([sys.executable, "-c", PROBE, str(record), *argv], env)
     seen = json.loads(record.read_text()) if record.exists() else None
     return code, seen, output.decode("utf-8", "replace")
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
 from pitfalls.check.kinds import ACCUMULATOR, BATCH, LOSS
-from pitfalls.check.scopes import operand_names
+from pitfalls.check.scopes import operand_names, short_dotted
 
 
 @check("PFL301", ast.AugAssign, ast.Assign, ast.Call)
@@ -182,7 +182,7 @@ def _returned(checker: Checker, function: ast.AST) -> frozenset[str]:
         for node in walk_local(function):
             if isinstance(node, ast.Return) and node.value is not None:
                 for inner in ast.walk(node.value):
-                    key = _dotted(inner)
+                    key = short_dotted(inner)
                     if key is not None:
                         found.add(key)
         return frozenset(found)
@@ -249,23 +249,15 @@ def _keys_in(node: ast.AST) -> set[str]:
     found = set()
     for inner in ast.walk(node):
         if isinstance(inner, (ast.Name, ast.Attribute)):
-            key = _dotted(inner)
+            key = short_dotted(inner)
             if key is not None:
                 found.add(key)
     return found
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
-    key = _dotted(a)
-    return key is not None and key == _dotted(b)
-
-
-def _dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
+    key = short_dotted(a)
+    return key is not None and key == short_dotted(b)
 
 
 def _reset_in(loop: ast.AST, key: str) -> bool:
@@ -275,7 +267,7 @@ def _reset_in(loop: ast.AST, key: str) -> bool:
     for node in _unconditional(loop.body):  # type: ignore[attr-defined]
         if isinstance(node, ast.Assign):
             for target in node.targets:
-                if _dotted(target) == key:
+                if short_dotted(target) == key:
                     value = node.value
                     if not (isinstance(value, ast.BinOp) and _mentions(value, key)):
                         return True
@@ -295,7 +287,7 @@ def _unconditional(body: list[ast.stmt]) -> Iterable[ast.stmt]:
 
 
 def _mentions(node: ast.AST, key: str) -> bool:
-    return any(_dotted(n) == key for n in ast.walk(node))
+    return any(short_dotted(n) == key for n in ast.walk(node))
 
 
 def _backpropagated(checker: Checker) -> set[str]:
@@ -330,7 +322,7 @@ def _backpropagated(checker: Checker) -> set[str]:
         while grown:
             grown = False
             for targets, value in assigns:
-                if any(_dotted(t) in names for t in targets):
+                if any(short_dotted(t) in names for t in targets):
                     new = _keys_in(value) - names
                     if new:
                         names |= new

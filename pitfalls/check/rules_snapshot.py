@@ -9,6 +9,7 @@ from typing import Any
 from pitfalls.check.checker import Checker, check, documents, walk_local
 from pitfalls.check.kinds import LOADER, SCHEDULER
 from pitfalls.check.rules_steps import helper_summaries
+from pitfalls.check.scopes import short_dotted
 
 _SHALLOW_COPIES = frozenset({"dict", "collections.OrderedDict", "copy.copy"})
 _DEEP_COPIES = frozenset({"copy.deepcopy"})
@@ -70,7 +71,7 @@ def _kept_after_loop(checker: Checker, node: ast.Assign, call: ast.Call, target:
     loop = _kept_across(checker)
     if _leaves_after(checker, node, loop):
         return False
-    receiver = _dotted(call.func.value)  # type: ignore[attr-defined]
+    receiver = short_dotted(call.func.value)  # type: ignore[attr-defined]
     if receiver is not None and receiver in _stored_in(checker, loop):
         return False
     if isinstance(target, ast.Attribute):
@@ -211,20 +212,12 @@ def _stored_in(checker: Checker, loop: ast.AST) -> frozenset[str]:
         found = set()
         for node in walk_local(loop):
             if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Store):
-                key = _dotted(node)
+                key = short_dotted(node)
                 if key is not None:
                     found.add(key)
         return frozenset(found)
 
     return checker.cached(loop, "stored-in", compute)  # type: ignore[no-any-return]
-
-
-def _dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return f"{node.value.id}.{node.attr}"
-    return None
 
 
 def _kept_across(checker: Checker) -> ast.AST:

@@ -187,6 +187,16 @@ def _adds_to_self(stmt: ast.stmt, self_name: str, value: str) -> bool:
     return on_self and value in operand_names(added)
 
 
+def short_dotted(node: ast.AST) -> str | None:
+    """`name` or `name.attr` (one level: `self.total`, `meter.sum`), else None; a key for
+    matching the same short target in two places of a loop."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
 def operand_names(node: ast.AST) -> list[str]:
     """The names that `node` adds up or scales: `loss`, `val * n`, `-loss` (not `f(loss)`)."""
     if isinstance(node, ast.Name):
