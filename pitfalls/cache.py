@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from pitfalls.model import ErrorFragment, LegacyError, Recipe
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 
 
 def cache_dir() -> Path | None:
@@ -65,6 +65,7 @@ def recipe_to_entry(recipe: Recipe) -> dict[str, Any]:
         "numpy": recipe.numpy,
         "python": recipe.python,
         "slow": recipe.slow,
+        "theme": recipe.theme,
     }
 
 
@@ -76,6 +77,7 @@ def _well_formed(entry: dict[str, Any]) -> bool:
         lists = [entry[k] for k in ("aliases", "tags", "devices", "references")]
     except KeyError:
         return False
+    scalars.append(entry.get("theme", ""))
     lists.append(entry.get("requires", []))
     lists.append(entry.get("related", []))
     extras = (entry.get("errors", []), entry.get("legacy_errors", []))
@@ -129,6 +131,7 @@ def recipe_from_entry(entry: dict[str, Any], folder: Path, source: str) -> Recip
         numpy=entry.get("numpy", ""),
         python=entry.get("python", ""),
         slow=entry.get("slow", ""),
+        theme=entry.get("theme", ""),
         source=source,
     )
 

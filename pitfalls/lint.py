@@ -33,6 +33,7 @@ fixture under tests/fixtures/lint/.
 | PIT025 | error    | a `legacy_errors` entry has no source URL |
 | PIT026 | error    | an expectation cannot fail: its observation is a literal in snippet.py |
 | PIT027 | error    | a `[[plot]]` is invalid, untranslated, or names no observation of snippet.py |
+| PIT028 | warning  | the top-level `theme` is missing (an unknown theme is PIT003) |
 """
 
 from __future__ import annotations
@@ -87,6 +88,7 @@ CODES: dict[str, Code] = {
         Code("PIT025", "error", "a legacy_errors entry has no source URL"),
         Code("PIT026", "error", "an expectation cannot fail: its observation is a literal"),
         Code("PIT027", "error", "a [[plot]] is invalid, untranslated, or names no observation"),
+        Code("PIT028", "warning", "the top-level `theme` is missing"),
     )
 }
 

@@ -101,6 +101,7 @@ def _check_toml(recipe: _Recipe) -> None:
     torch_range = data.get("torch")
     if torch_range is not None:
         _check_range(recipe, torch_range, recipe.toml_line("torch"), "`torch`")
+    _check_theme(recipe, data)
     _check_expectations(recipe, data.get("expect"))
     _check_plots(recipe, data.get("plot"))
     check_findability(recipe, data)
@@ -193,6 +194,20 @@ def _check_range(recipe: _Recipe, value: Any, line: int | None, where: str) -> N
         check_specifier(value, where)
     except RecipeError as err:
         recipe.add("PIT017", "recipe.toml", str(err), line)
+
+
+def _check_theme(recipe: _Recipe, data: dict[str, Any]) -> None:
+    """PIT028 when `theme` is missing; PIT003 when it is not one of the fixed list."""
+    from pitfalls.loader import parse_theme
+
+    if "theme" not in data:
+        message = "`theme` is missing: add one of the themes listed in recipes/README.md"
+        recipe.add("PIT028", "recipe.toml", message)
+        return
+    try:
+        parse_theme(data)
+    except RecipeError as err:
+        recipe.add("PIT003", "recipe.toml", str(err), recipe.toml_line("theme"))
 
 
 def _check_expectations(recipe: _Recipe, raw: Any) -> None:

@@ -11,12 +11,14 @@ from pitfalls.cache import FolderCache, folder_key, recipe_from_entry
 from pitfalls.model import (
     COMPARISONS,
     DEVICE_TYPES,
+    EXPECT_SIDES,
     GATES,
     LANGS,
     PLOT_KEYS,
     PLOT_KINDS,
     PLOT_TEXTS,
     SIDES,
+    THEMES,
     WARNINGS_KEY,
     ErrorFragment,
     Expectation,
@@ -90,8 +92,10 @@ def parse_expectation(raw: Any, index: int) -> Expectation:
     if not isinstance(raw, dict):
         raise RecipeError(f"{where} must be a table")
     side = raw.get("side")
-    if side not in SIDES:
-        raise RecipeError(f"{where}: `side` must be one of {', '.join(SIDES)}")
+    if side not in EXPECT_SIDES:
+        raise RecipeError(
+            f"{where}: `side` must be problem or fix (a claim), or both (an invariant)"
+        )
     key = raw.get("key", WARNINGS_KEY if "warns" in raw else None)
     if not isinstance(key, str) or not key:
         raise RecipeError(f"{where}: `key` (the observation's name) is missing")
@@ -376,6 +380,7 @@ def _parse_recipe(folder: Path, present: set[str], source: str) -> Recipe:
     slow = data.get("slow", "")
     if not isinstance(slow, str):
         raise RecipeError("`slow` must be a string saying why the snippet is slow")
+    theme = parse_theme(data)
     expectations = parse_expectations(data)
     plots = parse_plots(data)
     return Recipe(
@@ -396,10 +401,21 @@ def _parse_recipe(folder: Path, present: set[str], source: str) -> Recipe:
         numpy=gates.get("numpy", ""),
         python=gates.get("python", ""),
         slow=slow,
+        theme=theme,
         source=source,
         _expectations=expectations,
         _plots=plots,
     )
+
+
+def parse_theme(data: dict[str, Any]) -> str:
+    """Validate the top-level `theme`: one of THEMES, or absent ("")."""
+    if "theme" not in data:
+        return ""
+    theme = data["theme"]
+    if not isinstance(theme, str) or theme not in THEMES:
+        raise RecipeError(f"`theme` must be one of {', '.join(THEMES)}, not {theme!r}")
+    return theme
 
 
 def parse_expectations(data: dict[str, Any]) -> tuple[Expectation, ...]:

@@ -9,6 +9,27 @@ from typing import Any
 
 LANGS = ("en", "zh")
 SIDES = ("problem", "fix")
+# An expectation's `side`: a claim is on one side; an invariant (`side = "both"`) is checked on
+# each side's observations, shown with its result, and never counted toward reproduced/fixed.
+INVARIANT_SIDE = "both"
+EXPECT_SIDES = (*SIDES, INVARIANT_SIDE)
+# A recipe's `theme`: one per recipe, for grouping the catalogue (display names in i18n,
+# `theme.<id>`).
+THEMES = (
+    "autograd",
+    "numerics",
+    "tensors",
+    "training",
+    "data",
+    "serialization",
+    "devices",
+    "precision",
+    "memory",
+    "compile",
+    "distributed",
+    "mps",
+    "environment",
+)
 DEVICE_TYPES = ("cpu", "cuda", "mps")
 
 # The prose sections, in the order a recipe must carry them.
@@ -62,6 +83,15 @@ class Expectation:
     def gates(self) -> dict[str, str]:
         """The version gates this expectation carries, by package."""
         return {name: getattr(self, name) for name in GATES if getattr(self, name)}
+
+    @property
+    def is_invariant(self) -> bool:
+        """Whether this is an invariant (`side = "both"`) rather than a claim on one side."""
+        return self.side == INVARIANT_SIDE
+
+    def sides(self) -> tuple[str, ...]:
+        """The sides whose observations this expectation is evaluated on."""
+        return SIDES if self.is_invariant else (self.side,)
 
     def matches(self) -> list[str]:
         """The message fragments this expectation checks for (raises/warns match, contains)."""
@@ -216,6 +246,7 @@ class Recipe:
     numpy: str = ""  # version gates on the whole claim, besides `torch`
     python: str = ""
     slow: str = ""  # why the snippet cannot finish in a fraction of a second, if it cannot
+    theme: str = ""  # one of THEMES; optional while the catalogue is being given one each
     source: str = "built-in"
     # Expectations are read on first use: listing and searching never need them, and that
     # keeps the metadata cache small.
@@ -317,6 +348,7 @@ class Recipe:
             "numpy": self.numpy,
             "python": self.python,
             "slow": self.slow,
+            "theme": self.theme,
             "errors": [e.to_dict() for e in self.errors],
             "legacy_errors": [e.to_dict() for e in self.legacy_errors],
             "questions": {lang: list(qs) for lang, qs in self.questions.items()},

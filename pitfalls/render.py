@@ -61,6 +61,8 @@ def verdict_text(result: RunResult, lang: str) -> str:
         return t("run.verdict.not_reproduced", lang)
     if not result.fixed:
         return t("run.verdict.not_fixed", lang)
+    if not result.invariants_held:
+        return t("run.verdict.invariant_failed", lang)
     return t("run.verdict.held", lang)
 
 
@@ -117,6 +119,14 @@ def observation_rows(result: RunResult, lang: str = "en") -> list[tuple[str, str
     return [(name, cell(problem, name), cell(fix, name)) for name in names]
 
 
+def check_label(check: Any, lang: str) -> str:
+    """`problem`, `fix`, or for an invariant `invariant (problem)`, in `lang`."""
+    side = t(f"run.{check.on}", lang)
+    if check.kind == "invariant":
+        return t("run.invariant_on", lang, side=side)
+    return side
+
+
 def plain_lines(result: RunResult, lang: str) -> list[str]:
     """The result as plain, tab-separated lines for pipes and NO_COLOR."""
     lines = [f"{result.recipe.id}\t{environment_text(result, lang)}"]
@@ -125,7 +135,7 @@ def plain_lines(result: RunResult, lang: str) -> list[str]:
     lines.extend("\t".join(row) for row in observation_rows(result, lang))
     for check in result.checks:
         state = mark(check.holds) if check.applies else "-"
-        side = t(f"run.{check.expectation.side}", lang)
+        side = check_label(check, lang)
         extra = f"\t{check.reason}" if check.reason else ""
         lines.append(f"{state}\t{side}\t{check.expectation.describe()}{extra}")
     lines.append(
@@ -191,7 +201,7 @@ def result_tail(result: RunResult, lang: str) -> RenderableType:
             else:
                 symbol = Text(mark(check.holds), "green" if check.holds else "bold red")
                 detail = Text(check.reason or "", "red")
-            side = t(f"run.{check.expectation.side}", lang)
+            side = check_label(check, lang)
             colon = "：" if lang == "zh" else ": "
             checks.add_row(symbol, Text(f"{side}{colon}{check.expectation.describe()}"), detail)
         parts.append(checks)

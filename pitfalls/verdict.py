@@ -21,12 +21,26 @@ class Check:
     holds: bool
     actual: Any
     reason: str = ""
+    side: str = ""  # the side whose observation was read (an invariant is checked on each)
+
+    @property
+    def on(self) -> str:
+        """The side this check read: `problem` or `fix`."""
+        return self.side or self.expectation.side
+
+    @property
+    def kind(self) -> str:
+        """`claim` (counts toward reproduced/fixed) or `invariant` (checked, never counted)."""
+        return "invariant" if self.expectation.is_invariant else "claim"
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-able form, as `run --json` prints it."""
+        """JSON-able form, as `run --json` prints it: `side` is the side read, `kind` says
+        whether it is a claim or an invariant (declared with `side = "both"`)."""
         data = self.expectation.to_dict()
         data.update(
             {
+                "side": self.on,
+                "kind": self.kind,
                 "description": self.expectation.describe(),
                 "applies": self.applies,
                 "holds": self.holds,
@@ -164,9 +178,11 @@ def evaluate(
 ) -> tuple[list[Check], bool, bool]:
     """Check every expectation; returns (checks, reproduced, fixed).
 
-    A side holds when every expectation that applies to this torch, NumPy, Python and device
+    A side holds when every claim on it that applies to this torch, NumPy, Python and device
     holds, and at least one applies: a side with nothing to check never counts as holding.
-    `warnings` are the warnings the runner recorded per side, read by `warns` expectations.
+    An invariant (`side = "both"`) gives one check per side and is never counted here: see
+    `invariants_hold`. `warnings` are the warnings the runner recorded per side, read by
+    `warns` expectations.
     """
     versions = {"torch": torch_version, **(versions or {})}
     observations = {"problem": dict(problem or {}), "fix": dict(fix or {})}
@@ -176,24 +192,35 @@ def evaluate(
     checks: list[Check] = []
     for exp in recipe.expectations:
         applies = gates_apply(exp.gates(), exp.devices, versions, device_type)
-        actual = observations[exp.side].get(exp.key, _MISSING)
-        if not applies:
-            checks.append(Check(exp, False, False, actual, "does not apply here"))
-            continue
-        if actual is _MISSING:
-            checks.append(Check(exp, True, False, actual, f"no observation named {exp.key!r}"))
-            continue
-        holds, reason = compare(exp, actual)
-        checks.append(Check(exp, True, holds, actual, reason))
+        for side in exp.sides():
+            checks.append(check_one(exp, side, observations[side], applies))
     checks.extend(plot_checks(recipe, observations))
 
     def side_holds(side: str) -> bool:
-        applicable = [c for c in checks if c.applies and c.expectation.side == side]
+        applicable = [
+            c for c in checks if c.applies and c.kind == "claim" and c.expectation.side == side
+        ]
         return bool(applicable) and all(c.holds for c in applicable)
 
     reproduced = problem is not None and side_holds("problem")
     fixed = fix is not None and side_holds("fix")
     return checks, reproduced, fixed
+
+
+def check_one(exp: Expectation, side: str, observed: dict[str, Any], applies: bool) -> Check:
+    """One expectation read against one side's observations (`applies`: its gates hold)."""
+    actual = observed.get(exp.key, _MISSING)
+    if not applies:
+        return Check(exp, False, False, actual, "does not apply here", side)
+    if actual is _MISSING:
+        return Check(exp, True, False, actual, f"no observation named {exp.key!r}", side)
+    holds, reason = compare(exp, actual)
+    return Check(exp, True, holds, actual, reason, side)
+
+
+def invariants_hold(checks: list[Check]) -> bool:
+    """Whether every invariant check that applies held (True when there is none)."""
+    return all(c.holds for c in checks if c.applies and c.kind == "invariant")
 
 
 def plot_checks(recipe: Recipe, observations: dict[str, dict[str, Any]]) -> list[Check]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from pitfalls.model import Recipe
 from pitfalls.runner.process import Outcome
-from pitfalls.verdict import Check, error_proofs, evaluate, version_in_range
+from pitfalls.verdict import Check, error_proofs, evaluate, invariants_hold, version_in_range
 
 SCHEMA_VERSION = 1
 
@@ -52,13 +52,22 @@ class RunResult:
     duration: float = 0.0
 
     @property
+    def invariants_held(self) -> bool:
+        """Whether every invariant (`side = "both"`) that applied held on both sides. A failed
+        invariant means torch no longer behaves as the recipe says on either side: the run
+        does not hold (claim_failed), though `reproduced` and `fixed` are read from the
+        claims alone."""
+        return invariants_hold(self.checks)
+
+    @property
     def status(self) -> str:
         """One of: held, claim_failed, error, unavailable, skipped."""
         if self.skipped:
             return "skipped"
         if self.error:
             return "unavailable" if self.error["kind"] in UNAVAILABLE_KINDS else "error"
-        return "held" if self.reproduced and self.fixed else "claim_failed"
+        held = self.reproduced and self.fixed and self.invariants_held
+        return "held" if held else "claim_failed"
 
     @property
     def exit_code(self) -> int:
@@ -127,6 +136,7 @@ class RunResult:
             "plots": self.plots_data(),
             "reproduced": self.reproduced,
             "fixed": self.fixed,
+            "invariants_held": self.invariants_held,
             "duration_s": round(self.duration, 3),
             "output": self.output,
             "output_truncated": self.output_truncated,
