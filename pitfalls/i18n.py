@@ -218,6 +218,30 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "{held} 个成立，{claim_failed} 个结论不成立，{error} 个运行失败，{skipped} 个跳过",
     },
     "verify.progress": {"en": "Verifying", "zh": "验证中"},
+    "verify.finding.both_hold": {
+        "en": "the {side} claim `{claim}` also holds on the {other} side ({value}): it does not "
+        "tell problem from fix",
+        "zh": "{side}一侧的结论 `{claim}` 在{other}一侧也成立（{value}）：它区分不了问题与修复",
+    },
+    "verify.finding.no_claim": {
+        "en": "no {side} claim fails on the {other} side's observations: nothing on this side "
+        "tells problem from fix",
+        "zh": "{side}一侧没有任何结论会在{other}一侧的观测值上不成立："
+        "这一侧没有能区分问题与修复的结论",
+    },
+    "verify.finding.one_sided": {
+        "en": " (claims on keys the {other} side does not return: {keys}; return them on both "
+        "sides)",
+        "zh": "（这些结论所用的键{other}一侧没有返回：{keys}；请两侧都返回）",
+    },
+    "verify.findings": {
+        "en": "Claims that do not tell problem from fix",
+        "zh": "区分不了问题与修复的结论",
+    },
+    "verify.findings_count": {
+        "en": "{n} recipe(s) with claims that do not tell problem from fix",
+        "zh": "{n} 个条目的结论区分不了问题与修复",
+    },
     # errors
     "err.unknown": {"en": "No recipe named {word!r}.", "zh": "没有名为 {word!r} 的条目。"},
     "err.did_you_mean": {"en": "Did you mean: {names}?", "zh": "你是不是想找：{names}？"},

@@ -68,6 +68,16 @@ def test_recipe_reproduces_and_fixes_on_cpu(verified: dict[str, dict], recipe_id
     assert unproven == [], "errors entries that the run contradicted"
 
 
+@needs_torch
+@pytest.mark.parametrize("recipe_id", IDS)
+def test_claims_tell_problem_from_fix_on_cpu(verified: dict[str, dict], recipe_id: str) -> None:
+    """verify's discrimination check (pitfalls.discriminate): no claim that also holds on the
+    other side's observation, no side without a claim that the other side fails."""
+    run = verified[recipe_id]
+    found = [f"{f['side']}: {f['message']}" for f in run.get("findings", [])]
+    assert found == []
+
+
 @pytest.fixture(scope="module")
 def standalone() -> dict[str, subprocess.CompletedProcess[str]]:
     """Every snippet run as `python snippet.py`, as a reader runs it: a fresh interpreter each,

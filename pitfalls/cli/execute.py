@@ -245,8 +245,11 @@ def verify(
     """Check every recipe's claim (or the chosen ones) on your device and torch.
 
     torch is imported once; each recipe still runs in its own process. Recipes that do not
-    declare the device are skipped. Exit codes: 0 all claims held; 1 a claim did not hold;
-    3 the device or torch is not available; 4 a recipe failed to run.
+    declare the device are skipped. After the run each claim is also applied to the other
+    side's observations: a claim that holds there too, or a side with no claim that fails
+    there, is a finding (it does not tell problem from fix). Exit codes: 0 all claims held,
+    with no finding; 1 a claim or an invariant did not hold, or there is a finding; 3 the
+    device or torch is not available; 4 a recipe failed to run.
     """
     from pitfalls.runner import DeviceUnavailable, RunnerUnavailable
     from pitfalls.runner import verify as verify_all
@@ -346,8 +349,10 @@ def failure_reason(result: RunResult, lang: str) -> str:
         return result.skipped
     if result.error:
         return f"{result.error.get('kind')}: {result.error.get('message', '')}"
+    from pitfalls.render import check_label
+
     failed = [c for c in result.checks if c.applies and not c.holds]
-    return "; ".join(f"{c.expectation.side}: {c.expectation.describe()}" for c in failed[:3])
+    return "; ".join(f"{check_label(c, lang)}: {c.expectation.describe()}" for c in failed[:3])
 
 
 def _print_report(report: VerifyReport, lang: str) -> None:
@@ -371,6 +376,9 @@ def _print_report(report: VerifyReport, lang: str) -> None:
                     ]
                 )
             )
+        for r in report.with_findings():
+            for finding in r.findings or []:
+                echo(f"{r.recipe.id}\tfinding\t{finding.message(lang)}")
         echo(f"{heading}\t{summary}")
         return
     from rich.markup import escape
@@ -394,6 +402,15 @@ def _print_report(report: VerifyReport, lang: str) -> None:
         table.add_row(r.recipe.id, cell(r.reproduced), cell(r.fixed), f"{r.duration:.2f}s", reason)
     out = console()
     out.print(table)
+    flagged = report.with_findings()
+    if flagged:
+        out.print(t("verify.findings", lang), style="bold")
+        for r in flagged:
+            for finding in r.findings or []:
+                out.print(
+                    f"[bold cyan]{escape(r.recipe.id)}[/]: [red]{escape(finding.message(lang))}[/]"
+                )
+        summary += " · " + t("verify.findings_count", lang, n=len(flagged))
     style = "bold green" if report.exit_code == 0 else "bold red"
     out.print(summary, style=style)
 
@@ -407,7 +424,9 @@ def write_junit(report: VerifyReport, path: str) -> None:
         "testsuite",
         name=f"pitfalls verify ({report.device})",
         tests=str(len(report.results)),
-        failures=str(counts.get("claim_failed", 0)),
+        failures=str(
+            counts.get("claim_failed", 0) + sum(r.status == "held" for r in report.with_findings())
+        ),
         errors=str(counts.get("error", 0) + counts.get("unavailable", 0)),
         skipped=str(counts.get("skipped", 0)),
         time=f"{sum(r.duration for r in report.results):.3f}",
@@ -416,8 +435,12 @@ def write_junit(report: VerifyReport, path: str) -> None:
         case = ET.SubElement(
             suite, "testcase", classname="pitfalls", name=r.recipe.id, time=f"{r.duration:.3f}"
         )
+        found = "; ".join(f.message("en") for f in r.findings or [])
         if r.skipped:
             ET.SubElement(case, "skipped", message=r.skipped)
+        elif r.status == "held" and found:
+            failure = ET.SubElement(case, "failure", message=found)
+            failure.text = json.dumps(r.to_dict(), indent=2, allow_nan=False)
         elif r.status == "claim_failed":
             failure = ET.SubElement(case, "failure", message=failure_reason(r, "en"))
             failure.text = json.dumps(r.to_dict(), indent=2, allow_nan=False)

@@ -185,11 +185,14 @@ def probe_device(pool: ProcessPool, device: str, timeout: float) -> tuple[str, d
 def _verified(recipe: Recipe, outcome: Outcome) -> RunResult:
     """A verify result: a recipe whose extra modules are missing is skipped, with the reason,
     rather than failed (a lone `run` of it exits 3 instead)."""
+    from pitfalls.discriminate import findings
+
     result = from_outcome(recipe, outcome)
     if result.error and result.error.get("kind") == "requirement_missing":
         result.skipped = result.error["message"]
         result.error = None
         result.checks = []
+    result.findings = findings(result)
     return result
 
 
@@ -204,13 +207,18 @@ class VerifyReport:
 
     @property
     def exit_code(self) -> int:
-        """4 if any recipe failed to run, else 1 if any claim did not hold, else 0."""
+        """4 if any recipe failed to run, else 1 if any claim did not hold or any recipe has a
+        discrimination finding (a claim that does not tell problem from fix), else 0."""
         statuses = {r.status for r in self.results}
         if statuses & {"error", "unavailable"}:
             return EXIT_SNIPPET_FAILED
-        if "claim_failed" in statuses:
+        if "claim_failed" in statuses or self.with_findings():
             return EXIT_CLAIM_FAILED
         return EXIT_OK
+
+    def with_findings(self) -> list[RunResult]:
+        """The results that carry discrimination findings."""
+        return [r for r in self.results if r.findings]
 
     def counts(self) -> dict[str, int]:
         """How many results have each status."""

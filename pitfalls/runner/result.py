@@ -50,6 +50,8 @@ class RunResult:
     output: str = ""
     output_truncated: bool = False
     duration: float = 0.0
+    # The discrimination findings (pitfalls.discriminate), set by `verify`; None after `run`.
+    findings: list[Any] | None = None
 
     @property
     def invariants_held(self) -> bool:
@@ -147,6 +149,8 @@ class RunResult:
                 data["error"]["traceback"] = self.error["traceback"]
         if self.skipped:
             data["skipped"] = self.skipped
+        if self.findings is not None:
+            data["findings"] = [f.to_dict() for f in self.findings]
         return strict_json(data)
 
 
