@@ -31,16 +31,21 @@ fixture under tests/fixtures/lint/.
 | PIT023 | error    | `[questions]` lacks 3 to 6 questions in English or Chinese |
 | PIT024 | error    | `related` is missing, or names a recipe that does not exist |
 | PIT025 | error    | a `legacy_errors` entry has no source URL |
-| PIT026 | error    | an expectation cannot fail: its observation is a literal in snippet.py |
+| PIT026 | error    | an expectation cannot fail: its observation is fixed in snippet.py |
 | PIT027 | error    | a `[[plot]]` is invalid, untranslated, or names no observation of snippet.py |
 | PIT028 | warning  | the top-level `theme` is missing (an unknown theme is PIT003) |
+
+PIT026 covers an observation returned as a literal and, since issue #24, one computed from
+literals alone with no torch or NumPy call on the way (pitfalls.lint_literals). The computed
+case is an error in the built-in catalogue and a warning in third-party packs, until the
+next minor release (see recipes/README.md).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +91,7 @@ CODES: dict[str, Code] = {
         Code("PIT023", "error", "[questions] lacks 3 to 6 questions in a language"),
         Code("PIT024", "error", "related is missing or names a recipe that does not exist"),
         Code("PIT025", "error", "a legacy_errors entry has no source URL"),
-        Code("PIT026", "error", "an expectation cannot fail: its observation is a literal"),
+        Code("PIT026", "error", "an expectation cannot fail: its observation is fixed"),
         Code("PIT027", "error", "a [[plot]] is invalid, untranslated, or names no observation"),
         Code("PIT028", "warning", "the top-level `theme` is missing"),
     )
@@ -106,11 +111,14 @@ class Finding:
     path: str
     message: str
     line: int | None = None
+    # A finding of a newer rule under an existing code can be milder in a third-party pack
+    # than in the built-in catalogue: the severity it has there (see `lint_paths`).
+    pack_severity: str = ""
 
     @property
     def severity(self) -> str:
-        """`error` or `warning`, as declared in CODES."""
-        return CODES[self.code].severity
+        """`error` or `warning`, as declared in CODES (or `pack_severity` in a pack)."""
+        return self.pack_severity or CODES[self.code].severity
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
@@ -118,7 +126,8 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form, as `lint --json` prints it."""
-        return {**asdict(self), "severity": self.severity}
+        data = {k: v for k, v in asdict(self).items() if k != "pack_severity"}
+        return {**data, "severity": self.severity}
 
 
 @dataclass
@@ -172,8 +181,11 @@ def lint_paths(
     findings: list[Finding] = []
     identities: list[Identity] = []
     urls: list[tuple[str, Path, int | None]] = []
+    builtin_root = (builtins or builtin_dir()).resolve()
     for folder in folders:
         found, identity, references = check_recipe(folder)
+        if folder.resolve().parent == builtin_root:  # the built-in catalogue: full severity
+            found = [replace(f, pack_severity="") for f in found]
         findings.extend(found)
         identities.append(identity)
         urls.extend((url, folder, line) for url, line in references)

@@ -6,14 +6,14 @@ need the whole catalogue (`catalogue_findings`) run once per lint, from `pitfall
 
 from __future__ import annotations
 
-import ast
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pitfalls.lint import Finding, display_path, line_of
 from pitfalls.loader import RecipeError, parse_errors, parse_legacy_errors, parse_questions
-from pitfalls.model import LANGS, MESSAGE_COMPARISONS
+from pitfalls.model import INVARIANT_SIDE, LANGS, MESSAGE_COMPARISONS, SIDES
 
 if TYPE_CHECKING:
     from pitfalls.lint_checks import _Recipe
@@ -105,43 +105,37 @@ def _match_texts(item: dict[str, Any]) -> list[str]:
 
 
 def _check_constant_observations(recipe: _Recipe, expectations: list[Any]) -> None:
-    """PIT026: an expectation on an observation that the snippet returns as a literal."""
-    constants = _constant_observations(recipe.folder / "snippet.py")
+    """PIT026: an expectation on an observation that the snippet returns as a literal, or
+    computes from literals alone (pitfalls.lint_literals). The computed case is newer: an error
+    in the built-in catalogue, a warning in third-party packs for now (recipes/README.md)."""
+    from pitfalls.lint_literals import COMPUTED, fixed_observations
+
+    fixed = fixed_observations(recipe.folder / "snippet.py")
     for item in expectations:
         if not isinstance(item, dict):
             continue
         side, key = item.get("side"), item.get("key")
-        if isinstance(side, str) and isinstance(key, str) and (side, key) in constants:
+        if not (isinstance(side, str) and isinstance(key, str)):
+            continue
+        sides = SIDES if side == INVARIANT_SIDE else (side,)
+        for one in sides:
+            kind = fixed.get((one, key))
+            if kind is None:
+                continue
+            how = (
+                "computes it from literals alone"
+                if kind == COMPUTED
+                else "returns it as a constant"
+            )
             message = (
-                f"expectation on {side} observation {key!r} cannot fail: snippet.py returns "
-                "it as a constant; observe something torch computed"
+                f"expectation on {one} observation {key!r} cannot fail: snippet.py {how}; "
+                "observe something torch computed"
             )
             line = line_of(recipe.toml_text, rf"key\s*=\s*[\"']{re.escape(str(key))}[\"']")
-            recipe.add("PIT026", "recipe.toml", message, line)
-
-
-def _constant_observations(snippet: Path) -> set[tuple[str, str]]:
-    """(side, key) pairs that problem()/fix() return as a literal in a dict display."""
-    try:
-        if not snippet.is_file():  # missing, a folder, or a FIFO that would block
-            return set()
-        tree = ast.parse(snippet.read_text(encoding="utf-8", errors="replace"))
-    except (OSError, SyntaxError, ValueError):
-        return set()
-    found = set()
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name in ("problem", "fix"):
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Return) and isinstance(sub.value, ast.Dict):
-                    for key, value in zip(sub.value.keys, sub.value.values):
-                        # None never satisfies a comparison: a placeholder, not a claim.
-                        if (
-                            isinstance(key, ast.Constant)
-                            and isinstance(value, ast.Constant)
-                            and value.value is not None
-                        ):
-                            found.add((node.name, key.value))
-    return found
+            finding = Finding("PIT026", display_path(recipe.folder / "recipe.toml"), message, line)
+            if kind == COMPUTED:
+                finding = replace(finding, pack_severity="warning")
+            recipe.findings.append(finding)
 
 
 def catalogue_findings(folders: list[Path], builtins: Path) -> list[Finding]:
