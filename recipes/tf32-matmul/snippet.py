@@ -29,6 +29,18 @@ def relative_errors(device: str) -> dict:
     }
 
 
+def global_setter_reaches_conv():
+    """cudnn.conv's own flag after `torch.backends.fp32_precision = "ieee"` (torch >= 2.9)."""
+    if not NEW_API:
+        return "no fp32_precision API"
+    saved = (backends.fp32_precision, backends.cudnn.conv.fp32_precision)
+    try:
+        backends.fp32_precision = "ieee"
+        return backends.cudnn.conv.fp32_precision
+    finally:
+        backends.fp32_precision, backends.cudnn.conv.fp32_precision = saved
+
+
 def problem(device: str) -> dict:
     result = {
         # The defaults since torch 1.12: convolutions may use TF32, matmuls may not.
@@ -37,6 +49,9 @@ def problem(device: str) -> dict:
         "float32_matmul_precision": torch.get_float32_matmul_precision(),
         **relative_errors(device),
     }
+    result["conv_may_use_tf32"] = result["cudnn_allow_tf32"]
+    # The one-line global setter, from the default state: does it reach cuDNN's conv flag?
+    result["conv_after_global_ieee"] = global_setter_reaches_conv()
     if NEW_API:
         saved = (backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision)
         try:
@@ -46,6 +61,7 @@ def problem(device: str) -> dict:
             # ...and a library (or an older line of yours) reads the legacy flags.
             result["legacy_matmul_read"] = attempt(lambda: torch.get_float32_matmul_precision())
             result["legacy_cudnn_read"] = attempt(lambda: backends.cudnn.allow_tf32)
+            result["flags_read"] = result["legacy_cudnn_read"]
         finally:
             backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision = saved
     return result
@@ -56,7 +72,10 @@ def fix(device: str) -> dict:
         saved = backends.cudnn.allow_tf32
         backends.cudnn.allow_tf32 = False
         try:
-            return relative_errors(device)
+            return {
+                "conv_may_use_tf32": backends.cudnn.allow_tf32,
+                **relative_errors(device),
+            }
         finally:
             backends.cudnn.allow_tf32 = saved
     saved = (backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision)
@@ -66,7 +85,8 @@ def fix(device: str) -> dict:
         backends.cudnn.conv.fp32_precision = "ieee"
         backends.cuda.matmul.fp32_precision = "tf32"
         result = relative_errors(device)
-        result["new_api_read"] = attempt(
+        result["conv_may_use_tf32"] = backends.cudnn.conv.fp32_precision == "tf32"
+        result["flags_read"] = attempt(
             lambda: [backends.cuda.matmul.fp32_precision, backends.cudnn.conv.fp32_precision]
         )
         # Code that only ever uses the legacy flags stays consistent: they set the new ones too.
