@@ -4,7 +4,7 @@
 they parse the whole catalogue about four times faster than `tomllib`, its pure-Python copy in
 the standard library, which is most of what a first `list` or `show` costs right after install.
 Both parse the same TOML into the same values. Imported only where TOML is parsed: with the
-metadata cache warm, `list` and `show` parse none.
+metadata cache warm, `list` parses none and `show` only the one recipe's claim.
 """
 
 from __future__ import annotations

@@ -28,6 +28,24 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "torch 列：该条目的结论是否声明适用于 torch {version}",
     },
     "show.theme": {"en": "theme", "zh": "主题"},
+    "show.checks": {"en": "What a run checks", "zh": "运行时检查什么"},
+    "show.claims.problem": {
+        "en": "Claims on the problem side (evidence that the pitfall reproduced)",
+        "zh": "问题一侧的结论（证明问题确实复现）",
+    },
+    "show.claims.fix": {
+        "en": "Claims on the fix side (evidence that the fix held)",
+        "zh": "修复一侧的结论（证明修复确实有效）",
+    },
+    "show.invariants": {
+        "en": "Invariants (true on both sides; checked on each, never counted as evidence)",
+        "zh": "不变式（两侧都应成立；每侧都检查，但不算作证据）",
+    },
+    "show.context_note": {
+        "en": "Any other observation the snippet returns is context: `pitfalls run` shows it "
+        "and checks nothing about it.",
+        "zh": "代码返回的其他观测值都是背景信息：`pitfalls run` 会显示，但不做检查。",
+    },
     "theme.autograd": {"en": "Autograd", "zh": "自动求导"},
     "theme.numerics": {"en": "Losses and numerics", "zh": "损失函数与数值"},
     "theme.tensors": {"en": "Tensors and shapes", "zh": "张量与形状"},
@@ -133,6 +151,15 @@ STRINGS: dict[str, dict[str, str]] = {
     "run.fix": {"en": "fix", "zh": "修复"},
     "run.observation": {"en": "observation", "zh": "观测值"},
     "run.expectations": {"en": "Expectations", "zh": "预期检查"},
+    "run.claims": {"en": "Claims", "zh": "结论"},
+    "run.invariants": {
+        "en": "Invariants (checked on both sides, not counted as evidence)",
+        "zh": "不变式（两侧都检查，不算作证据）",
+    },
+    "run.context": {
+        "en": "Context (observed, not checked): {keys}",
+        "zh": "背景观测（只显示，不检查）：{keys}",
+    },
     "run.reproduced": {"en": "reproduced", "zh": "问题复现"},
     "run.fixed": {"en": "fixed", "zh": "修复生效"},
     "run.yes": {"en": "yes", "zh": "是"},
@@ -356,6 +383,9 @@ STRINGS: dict[str, dict[str, str]] = {
     # TUI
     "tui.filter": {"en": "Filter recipes (/)", "zh": "筛选条目（/）"},
     "tui.all_tags": {"en": "all tags", "zh": "全部标签"},
+    "tui.claims.problem": {"en": "problem claims", "zh": "问题一侧的结论"},
+    "tui.claims.fix": {"en": "fix claims", "zh": "修复一侧的结论"},
+    "tui.invariants": {"en": "invariants", "zh": "不变式"},
     "tui.device": {"en": "device", "zh": "设备"},
     "tui.unavailable": {"en": "unavailable", "zh": "不可用"},
     "tui.prose": {"en": "Prose", "zh": "正文"},

@@ -353,7 +353,10 @@ class Recipe:
             "legacy_errors": [e.to_dict() for e in self.legacy_errors],
             "questions": {lang: list(qs) for lang, qs in self.questions.items()},
             "related": list(self.related),
-            "expectations": [e.to_dict() for e in self.expectations],
+            "expectations": [
+                {**e.to_dict(), "kind": "invariant" if e.is_invariant else "claim"}
+                for e in self.expectations
+            ],
             "plots": [p.to_dict() for p in self.plots],
             "source": self.source,
             "path": str(self.path),

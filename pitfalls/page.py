@@ -31,6 +31,8 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
     meta = [f"**{t('col.id', lang)}**: `{recipe.id}`"]
     if recipe.aliases:
         meta.append(f"**{t('show.aliases', lang)}**: {', '.join(recipe.aliases)}")
+    if recipe.theme:
+        meta.append(f"**{t('show.theme', lang)}**: {t(f'theme.{recipe.theme}', lang)}")
     meta.append(f"**{t('show.tags', lang)}**: {', '.join(recipe.tags) or '—'}")
     meta.append(f"**{t('show.devices', lang)}**: {', '.join(recipe.devices)}")
     meta.append(f"**{t('show.torch', lang)}**: {recipe.torch or '—'}")
@@ -40,6 +42,9 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
         meta.append(f"**{RULES_LABEL.get(lang, RULES_LABEL['en'])}**: {rules_line(recipe.id)}")
     lines += [" · ".join(meta), "", prose.rstrip(), ""]
     code = recipe.snippet() if snippet is None else snippet
+    from pitfalls.statements import claims_markdown
+
+    lines += claims_markdown(recipe, lang)
     lines += [f"## {t('show.snippet', lang)}", "", "```python", code.rstrip(), "```"]
     if recipe.related:
         lines += ["", f"## {t('show.related', lang)}", ""]
@@ -64,6 +69,7 @@ def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
         files_signature(recipe.path.parent, (RECORD_NAME,)),
         installed_torch(),
         lang,
+        markdown,  # what the page says, so that a change of its layout is never served stale
         out.width,
         out.color_system,
         out.encoding,

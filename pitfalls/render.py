@@ -119,6 +119,13 @@ def observation_rows(result: RunResult, lang: str = "en") -> list[tuple[str, str
     return [(name, cell(problem, name), cell(fix, name)) for name in names]
 
 
+def _context(result: RunResult) -> str:
+    """The observations no expectation reads, in one line (see pitfalls.statements)."""
+    from pitfalls.statements import context_text
+
+    return context_text(result)
+
+
 def check_label(check: Any, lang: str) -> str:
     """`problem`, `fix`, or for an invariant `invariant (problem)`, in `lang`."""
     side = t(f"run.{check.on}", lang)
@@ -133,11 +140,15 @@ def plain_lines(result: RunResult, lang: str) -> list[str]:
     problem_label, fix_label = t("run.problem", lang), t("run.fix", lang)
     lines.append(f"{t('run.observation', lang)}\t{problem_label}\t{fix_label}")
     lines.extend("\t".join(row) for row in observation_rows(result, lang))
-    for check in result.checks:
+    # Claims first, then invariants (labelled `invariant (side)`), then the context line.
+    for check in sorted(result.checks, key=lambda c: c.kind == "invariant"):
         state = mark(check.holds) if check.applies else "-"
         side = check_label(check, lang)
         extra = f"\t{check.reason}" if check.reason else ""
         lines.append(f"{state}\t{side}\t{check.expectation.describe()}{extra}")
+    context = _context(result)
+    if context:
+        lines.append(f"context\t{context}")
     lines.append(
         f"{t('run.reproduced', lang)}\t{t('run.yes' if result.reproduced else 'run.no', lang)}"
     )
@@ -168,9 +179,16 @@ def result_head(result: RunResult, lang: str) -> RenderableType:
     table.add_column(t("run.observation", lang), style="bold", overflow="fold")
     table.add_column(t("run.problem", lang), style="red", overflow="fold")
     table.add_column(t("run.fix", lang), style="green", overflow="fold")
+    from pitfalls.statements import context_keys
+
+    context = context_keys(result)
     for row in observation_rows(result, lang):
         # Text, not markup: an observation such as `[false, true]` is data, not a style tag.
-        table.add_row(*(Text(cell) for cell in row))
+        # Context (an observation no expectation reads) is dimmed; the tail names it too.
+        dim = all(
+            row[0] in context[side] for side, cell in zip(("problem", "fix"), row[1:]) if cell
+        )
+        table.add_row(*(Text(cell, "dim") if dim else Text(cell) for cell in row))
     if table.row_count:
         parts.append(table)
     return Group(*parts)
@@ -183,28 +201,30 @@ def result_tail(result: RunResult, lang: str) -> RenderableType:
     from rich.text import Text
 
     parts: list[Any] = []
-    if result.checks:
-        checks = Table(
-            title=t("run.expectations", lang),
-            title_justify="left",
-            show_header=False,
-            box=None,
-            pad_edge=False,
-        )
+    for title, kind in (("run.claims", "claim"), ("run.invariants", "invariant")):
+        group = [c for c in result.checks if c.kind == kind]
+        if not group:
+            continue
+        # The title above the table, not in it: a table title wraps to the table's width.
+        parts.append(Text(t(title, lang), "italic"))
+        checks = Table(show_header=False, box=None, pad_edge=False)
         checks.add_column("", width=1)
         checks.add_column("", overflow="fold")
         checks.add_column("", overflow="fold")
-        for check in result.checks:
+        for check in group:
             if not check.applies:
                 symbol = Text("-", "dim")
                 detail = Text(t("run.n_a", lang), "dim")
             else:
                 symbol = Text(mark(check.holds), "green" if check.holds else "bold red")
                 detail = Text(check.reason or "", "red")
-            side = check_label(check, lang)
+            side = t(f"run.{check.on}", lang)  # the table's title says claim or invariant
             colon = "：" if lang == "zh" else ": "
             checks.add_row(symbol, Text(f"{side}{colon}{check.expectation.describe()}"), detail)
         parts.append(checks)
+    context = _context(result)
+    if context:
+        parts.append(Text(t("run.context", lang, keys=context), "dim"))
     for note in notes(result, lang):
         parts.append(Text(note, "yellow"))
     style = "bold green" if result.status == "held" else "bold red"

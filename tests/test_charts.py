@@ -264,7 +264,7 @@ def test_run_on_a_terminal_draws_the_chart_below_the_table(fake_run) -> None:
     assert result.exit_code == 0, result.output
     out = result.output
     assert out.index("loss_per_step") < out.index("Training loss per step")
-    assert out.index("Training loss per step") < out.index("Expectations")
+    assert out.index("Training loss per step") < out.index("Claims")
     assert "1 series × 12 points" in out and "┤" in out and "⠿⠿ problem · lr = 1.5" in out
     assert "✓  problem: loss_per_step holds series for a line chart" in out
 

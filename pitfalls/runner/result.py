@@ -108,6 +108,15 @@ class RunResult:
             if spec
         )
 
+    def context(self) -> dict[str, list[str]]:
+        """Per side, the observations no expectation or chart reads: shown, not checked."""
+        from pitfalls.statements import context_keys
+
+        try:
+            return context_keys(self)
+        except (OSError, ValueError):  # recipe.toml unreadable since the run
+            return {"problem": [], "fix": []}
+
     def plots_data(self) -> list[dict[str, Any]]:
         """Each `[[plot]]` with the shape of its series as observed (see pitfalls.charts)."""
         from pitfalls.charts import plots_data
@@ -135,6 +144,7 @@ class RunResult:
             "errors": self.errors,
             "fix": self.fix,
             "expectations": [c.to_dict() for c in self.checks],
+            "context": self.context(),
             "plots": self.plots_data(),
             "reproduced": self.reproduced,
             "fixed": self.fixed,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Static
 
@@ -32,6 +32,8 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     table.add_row(t("tui.summary", lang), inline_code(recipe.text(recipe.summary, lang)))
     if recipe.aliases:
         table.add_row(t("show.aliases", lang), ", ".join(recipe.aliases))
+    if recipe.theme:
+        table.add_row(t("show.theme", lang), t(f"theme.{recipe.theme}", lang))
     table.add_row(t("show.tags", lang), ", ".join(recipe.tags) or "—")
     table.add_row(t("show.devices", lang), ", ".join(recipe.devices))
     table.add_row(t("show.torch", lang), recipe.torch or "—")
@@ -47,6 +49,7 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
             references.append("\n")
         references.append(url, style=f"link {url}")
     table.add_row(t("show.references", lang), references if recipe.references else "—")
+    _add_statements(table, recipe, lang)
     if recipe.related:
         table.add_row(t("show.related", lang), ", ".join(recipe.related))
     from pitfalls.check.rules import RULES_LABEL, rules_line
@@ -55,6 +58,28 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
         label = RULES_LABEL.get(lang, RULES_LABEL["en"]).replace("`", "")
         table.add_row(label, rules_line(recipe.id))
     return table
+
+
+def _add_statements(table: Any, recipe: Recipe, lang: str) -> None:
+    """What a run checks: the claims of each side, then the invariants (as `show` lists
+    them); any other observation is context, shown after a run."""
+    from pitfalls.statements import gate_note, grouped
+
+    try:
+        groups = grouped(recipe.expectations)
+    except (OSError, ValueError):  # recipe.toml unreadable since loading
+        return
+    for group, label in (
+        ("problem", "tui.claims.problem"),
+        ("fix", "tui.claims.fix"),
+        ("both", "tui.invariants"),
+    ):
+        lines = []
+        for exp in groups[group]:
+            note = gate_note(exp)
+            lines.append(exp.describe() + (f" ({note})" if note else ""))
+        if lines:
+            table.add_row(t(label, lang), "\n".join(lines))
 
 
 class InfoView(RecipePane):
