@@ -1,6 +1,7 @@
 """An `IterableDataset` with several workers yields every sample once per worker."""
 
 import itertools
+import warnings
 from collections import Counter
 
 import torch
@@ -44,7 +45,17 @@ def load(dataset) -> dict:
     expected = len(loader)  # what tqdm(loader) would show
     pairs = list(loader)
     seen = Counter(record for _, record in pairs)
+
+    # The same stream with ordinary batching: 2 records per batch.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        batched = DataLoader(dataset, batch_size=2, num_workers=2, timeout=30)
+        len(batched)
+        records = [int(r) for _, batch in batched for r in batch]
+    length_warnings = [w for w in caught if "Length of IterableDataset" in str(w.message)]
     return {
+        "batched_samples_per_epoch": len(records),
+        "batched_length_warnings": len(length_warnings),
         "len_loader": expected,
         "samples_per_epoch": len(pairs),
         "samples_sorted": sorted(seen.elements()),
