@@ -315,6 +315,10 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "pitfalls：警告：{path}：{reason}",
     },
     "err.interrupted": {"en": "Interrupted.", "zh": "已中断。"},
+    "err.all_slow": {
+        "en": "Every chosen recipe is marked slow: nothing is left to verify with --skip-slow.",
+        "zh": "所选条目都标记为 slow：加上 --skip-slow 后没有可验证的条目。",
+    },
     "err.no_tag": {
         "en": "No recipe has the tag {tag!r}.",
         "zh": "没有带标签 {tag!r} 的条目。",

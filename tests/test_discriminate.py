@@ -150,3 +150,23 @@ def test_a_side_with_no_applicable_claim_is_left_to_the_verdict() -> None:
     )
     result = _result(recipe, {"k": 1}, {"k": 2})
     assert result.status == "claim_failed" and findings(result) == []
+
+
+@needs_torch
+def test_skip_slow_leaves_out_recipes_marked_slow() -> None:
+    both = run_cli("verify", "k-slow", "k-warns-ok", "--device", "cpu", "--json", env=ENV)
+    assert [r["id"] for r in json.loads(both.stdout)] == ["k-slow", "k-warns-ok"]
+    fast = run_cli(
+        "verify", "k-slow", "k-warns-ok", "--skip-slow", "--device", "cpu", "--json", env=ENV
+    )
+    assert fast.returncode == 0, fast.stderr
+    assert [r["id"] for r in json.loads(fast.stdout)] == ["k-warns-ok"]
+    nothing = run_cli("verify", "k-slow", "--skip-slow", "--device", "cpu", env=ENV)
+    assert nothing.returncode == 1
+    assert "Every chosen recipe is marked slow" in nothing.stderr
+    assert "Traceback" not in nothing.stderr
+
+
+def test_skip_slow_is_documented_in_help() -> None:
+    result = run_cli("verify", "--help", env={"COLUMNS": "200"})
+    assert "--skip-slow" in result.stdout and "marked `slow`" in result.stdout

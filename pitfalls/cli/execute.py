@@ -231,6 +231,11 @@ def verify(
     ),
     device: str = DEVICE_OPTION,
     tag: Optional[str] = typer.Option(None, "--tag", "-t", help="Only recipes with this tag."),
+    skip_slow: bool = typer.Option(
+        False,
+        "--skip-slow",
+        help="Leave out the recipes marked `slow` in recipe.toml (they are not run, not listed).",
+    ),
     jobs: Optional[int] = typer.Option(
         None, "--jobs", "-j", help="Recipes run at once [default: usable CPUs; 1 per GPU]."
     ),
@@ -267,6 +272,10 @@ def verify(
         recipes = [r for r in recipes if tag.lower() in (x.lower() for x in r.tags)]
         if not recipes:
             fail(t("err.no_tag", lang, tag=tag), 1)
+    if skip_slow:
+        recipes = [r for r in recipes if not r.slow]
+        if not recipes:
+            fail(t("err.all_slow", lang), 1)
     recipes = list({r.id: r for r in recipes}.values())
     _prepare_output(recipes, not as_json and not plain_output(), plot=False)
     pool = _start_pool(python, lang, timeout)
