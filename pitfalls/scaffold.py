@@ -14,6 +14,7 @@ from pitfalls.model import SECTIONS
 RECIPE_TOML = """\
 id = "{id}"
 aliases = []  # specific words only: never `data`, `oom`, `hook`
+theme = "tensors"  # TODO: one of the themes listed in recipes/README.md
 tags = ["TODO"]
 devices = ["cpu", "cuda", "mps"]  # where the demonstration is meaningful
 torch = ">=1.13"  # the PEP 440 range in which the claim holds
@@ -33,8 +34,9 @@ zh = "TODO：用一句话说出哪里出错"
 en = "TODO: one line that says what goes wrong and what to do."
 zh = "TODO：一句话：哪里出错，怎么做。"
 
-# The claim, as data: `reproduced` when every problem expectation holds, `fixed` when every
-# fix expectation holds. See recipes/README.md for the comparisons (equals, lt, raises, ...).
+# The claim, as data: `reproduced` when every problem claim holds, `fixed` when every fix
+# claim holds, each on a key both sides return (see recipes/README.md: claims, invariants
+# with side = "both", context, and the comparisons: equals, lt, raises, ...).
 [[expect]]
 side = "problem"
 key = "pitfall_observed"  # TODO: name the observation problem() returns
