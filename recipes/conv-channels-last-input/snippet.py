@@ -25,9 +25,9 @@ def problem(device: str) -> dict:
 
     try:
         conv(hwc)
-        direct_error = "no error"
+        conv_error = "no error"
     except RuntimeError as err:
-        direct_error = message(err)
+        conv_error = message(err)
 
     # The tempting fix: ask for the shape the error wants. It runs, on scrambled pixels.
     n, h, w, c = hwc.shape
@@ -42,10 +42,10 @@ def problem(device: str) -> dict:
     square_out = conv8(features_hwc)
 
     return {
-        "direct_error": direct_error,
-        "view_output_shape": list(out.shape),
-        "view_pixel0_matches": torch.equal(viewed[0, :, 0, 0], reference[0, :, 0, 0]),
-        "view_output_matches": torch.allclose(out, expected, rtol=1e-3, atol=1e-3),
+        "conv_error": conv_error,
+        "output_shape": list(out.shape),  # looks right: view gave the shape the conv wanted
+        "pixel0_matches": torch.equal(viewed[0, :, 0, 0], reference[0, :, 0, 0]),
+        "output_matches": torch.allclose(out, expected, rtol=1e-3, atol=1e-3),
         "square_output_shape": list(square_out.shape),
         "square_output_matches": torch.allclose(square_out, conv8(features), rtol=1e-3, atol=1e-3),
     }
@@ -60,6 +60,17 @@ def fix(device: str) -> dict:
     x = hwc.permute(0, 3, 1, 2)  # (N, H, W, C) -> (N, C, H, W), no copy
     out = conv(x)
 
+    # channels_last propagates: the conv's (and a pool's) output keeps the layout, so a
+    # classifier head that flattens with view raises; torch.flatten (or reshape) copies if needed.
+    pooled = nn.MaxPool2d(2)(torch.relu(out))
+    try:
+        pooled.view(pooled.size(0), -1)
+        view_head_error = "no error"
+    except RuntimeError as err:
+        view_head_error = message(err)
+    flat = torch.flatten(pooled, 1)
+    flat_expected = torch.flatten(nn.MaxPool2d(2)(torch.relu(expected)), 1)
+
     features = torch.rand(2, 8, 8, 8, device=device)
     features_hwc = features.permute(0, 2, 3, 1).contiguous()
     conv8 = nn.Conv2d(8, 16, kernel_size=3).to(device)
@@ -70,6 +81,9 @@ def fix(device: str) -> dict:
         "pixel0_matches": torch.equal(x[0, :, 0, 0], reference[0, :, 0, 0]),
         "output_matches": torch.allclose(out, expected, rtol=1e-3, atol=1e-3),
         "is_channels_last": x.is_contiguous(memory_format=torch.channels_last),
+        "output_is_channels_last": out.is_contiguous(memory_format=torch.channels_last),
+        "view_head_error": view_head_error,
+        "flatten_head_matches": torch.allclose(flat, flat_expected, rtol=1e-3, atol=1e-3),
         "shares_memory_with_input": x.data_ptr() == hwc.data_ptr(),
         "square_output_matches": torch.allclose(square_out, conv8(features), rtol=1e-3, atol=1e-3),
     }
