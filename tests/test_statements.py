@@ -118,3 +118,36 @@ def test_run_json_carries_kinds_and_context() -> None:
         ("invariant", "problem"),
         ("invariant", "fix"),
     }
+
+
+def _flagging_runner():
+    """A fake runner whose held verify results carry one discrimination finding each."""
+    from test_tui import HELD
+
+    from pitfalls.discriminate import NO_CLAIM, Finding
+    from pitfalls.tui.fakes import FakeRunner
+
+    class Runner(FakeRunner):
+        def _result(self, recipe, device, cancelled=False):
+            result = super()._result(recipe, device, cancelled)
+            result.findings = [Finding(NO_CLAIM, "fix")] if result.status == "held" else []
+            return result
+
+    return Runner(HELD)
+
+
+async def test_the_tui_verify_panel_shows_a_finding() -> None:
+    from test_tui import SIZE, make_app, settle
+    from textual.widgets import DataTable
+
+    from pitfalls.tui.widgets.verify_panel import VerifyPanel
+
+    app = make_app(runner=_flagging_runner())
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("v")
+        await settle(app, pilot)
+        table = app.screen.query_one(VerifyPanel).query_one(DataTable)
+        rows = {str(table.get_row_at(i)[0]): table.get_row_at(i) for i in range(table.row_count)}
+        status, reason = str(rows["half-overflow"][1]), str(rows["half-overflow"][3])
+        assert status.startswith("✗") and "no fix claim fails" in reason

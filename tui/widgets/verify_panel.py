@@ -123,7 +123,11 @@ class VerifyPanel(Vertical):
         lang = self._lang
         status = result.status
         reason = result.skipped or (result.error or {}).get("message", "")
-        symbol = "-" if status == "skipped" else mark(STATUS_OK.get(status, False))
+        findings = result.findings or []  # a claim that does not tell problem from fix
+        if findings and not reason:
+            reason = "; ".join(f.message(lang) for f in findings)
+        ok = STATUS_OK.get(status, False) and not findings
+        symbol = "-" if status == "skipped" else mark(ok)
         self.query_one(DataTable).add_row(
             result.recipe.id,
             f"{symbol} {t(f'tui.status.{status}', lang)}",
