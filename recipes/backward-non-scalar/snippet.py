@@ -15,6 +15,14 @@ def make(device: str):
     return model, x, y
 
 
+def attempt(fn) -> str:
+    try:
+        fn()
+        return "no error"
+    except RuntimeError as err:
+        return f"{type(err).__name__}: {err}"[:2000]
+
+
 def problem(device: str) -> dict:
     model, x, y = make(device)
     # Per-sample losses, kept to log or weight them later.
@@ -34,9 +42,12 @@ def problem(device: str) -> dict:
     F.mse_loss(model(x), y).backward()
     mean_grad = model.weight.grad
 
+    # torch.autograd.grad builds the same implicit gradient, and refuses the same way.
+    per_sample = F.mse_loss(model(x), y, reduction="none")
     return {
         "backward_error": backward_error,
-        "ones_like_grad_scale": round(float(ones_grad.norm() / mean_grad.norm()), 4),
+        "autograd_grad_error": attempt(lambda: torch.autograd.grad(per_sample, model.weight)),
+        "grad_scale_vs_mean": round(float(ones_grad.norm() / mean_grad.norm()), 4),
     }
 
 
@@ -55,11 +66,13 @@ def fix(device: str) -> dict:
 
     model.zero_grad()
     F.mse_loss(model(x), y).backward()
-    builtin_grad = model.weight.grad
+    builtin_grad = model.weight.grad.clone()
 
+    loss = F.mse_loss(model(x), y, reduction="none").mean()
     return {
-        "loss_dim": loss.dim(),
-        "mean_matches_builtin": torch.allclose(reduced_grad, builtin_grad),
+        "backward_error": attempt(lambda: loss.backward(retain_graph=True)),
+        "autograd_grad_error": attempt(lambda: torch.autograd.grad(loss, model.weight)),
+        "grad_scale_vs_mean": round(float(reduced_grad.norm() / builtin_grad.norm()), 4),
         "gradient_arg_matches_mean": torch.allclose(weighted_grad, builtin_grad),
     }
 
