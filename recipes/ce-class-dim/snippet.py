@@ -66,15 +66,24 @@ def fix(device: str) -> dict:
 
     nhwc = torch.randn(2, 8, 8, 3, device=device)
     mask = torch.randint(0, 3, (2, 1, 8, 8), device=device)
+    seg_logits = nhwc.permute(0, 3, 1, 2)
     seg = F.cross_entropy(nhwc.permute(0, 3, 1, 2), mask.squeeze(1))  # (N, C, H, W), (N, H, W)
 
     column = F.cross_entropy(logits[:, 0], tags[:, :1].squeeze(1))
     return {
+        # The same calls as the problem's, with classes on dim 1: none raises.
+        "seq_ntc": _error(lambda: F.cross_entropy(logits.permute(0, 2, 1), tags)),
+        "seq_flatten_logits_only": _error(
+            lambda: F.cross_entropy(logits.reshape(-1, 7), tags.reshape(-1))
+        ),
+        "t_equals_c_matches_correct": torch.allclose(square_nct, square_flat),
+        "seg_channels_last": _error(lambda: F.cross_entropy(nhwc.permute(0, 3, 1, 2), mask[:, 0])),
+        "seg_mask_with_channel_dim": _error(lambda: F.cross_entropy(seg_logits, mask.squeeze(1))),
+        "cls_column_target": _error(lambda: F.cross_entropy(logits[:, 0], tags[:, :1].squeeze(1))),
         "permute_matches_flatten": torch.allclose(loss_nct, loss_flat),
         "per_token_loss_shape": list(per_token.shape),
-        "t_equals_c_permute_matches_flatten": torch.allclose(square_nct, square_flat),
-        "seg_loss_is_finite": bool(torch.isfinite(seg)),
-        "cls_loss_is_finite": bool(torch.isfinite(column)),
+        "seg_loss": round(float(seg), 4),
+        "cls_loss": round(float(column), 4),
     }
 
 
