@@ -43,8 +43,8 @@ def problem(device: str) -> dict:
     empty_loss = F.cross_entropy(flat, empty)  # 0 / 0
     return {
         "minus_one_padding": minus_one,
-        "zero_padding_matches_real_tokens": torch.allclose(loss, real_only),
-        "zero_padding_grad_on_padding_is_zero": bool((logits.grad[1, 2:] == 0).all()),
+        "padded_loss_matches_real_tokens": torch.allclose(loss, real_only),
+        "grad_on_padding_is_zero": bool((logits.grad[1, 2:] == 0).all()),
         "all_ignored_loss_is_nan": bool(torch.isnan(empty_loss)),
     }
 
@@ -65,8 +65,9 @@ def fix(device: str) -> dict:
     n_valid = (empty != -100).sum().clamp(min=1)
     empty_loss = F.cross_entropy(flat, empty, reduction="sum") / n_valid
     return {
-        "ignored_matches_real_tokens": torch.allclose(loss, real_only),
+        "padded_loss_matches_real_tokens": torch.allclose(loss, real_only),
         "grad_on_padding_is_zero": bool((logits.grad[1, 2:] == 0).all()),
+        "all_ignored_loss_is_nan": bool(torch.isnan(empty_loss)),
         "all_ignored_loss": empty_loss.item(),
     }
 
