@@ -32,9 +32,9 @@ def problem(device: str) -> dict:
     slice_write_landed = not torch.equal(boxes, original)
 
     return {
-        "unchanged_after_mask_then_slice_write": after_mask_write,
-        "unchanged_after_index_then_slice_write": after_index_write,
-        "unchanged_after_editing_subset": after_subset_edit,
+        "mask_write_lost": after_mask_write,
+        "index_write_lost": after_index_write,
+        "subset_edit_lost": after_subset_edit,
         "subset_shares_memory": subset.data_ptr() == boxes.data_ptr(),
         "slice_then_write_landed": slice_write_landed,
     }
@@ -54,7 +54,17 @@ def fix(device: str) -> dict:
     # assignment x[:, 1][rows] = v writes through it.
     boxes[:, 1][rows] = 0.0
 
+    # The same three writes, each on its own copy: do they reach the tensor?
+    fresh = make_boxes(device)
+    masked, indexed, edited = fresh.clone(), fresh.clone(), fresh.clone()
+    masked[keep, 2:] *= 2.0
+    indexed[rows, 0] = -1.0
+    edited[rows] += 100.0
+
     return {
+        "mask_write_lost": torch.equal(masked, fresh),
+        "index_write_lost": torch.equal(indexed, fresh),
+        "subset_edit_lost": torch.equal(edited, fresh),
         "boxes": boxes.tolist(),
     }
 
