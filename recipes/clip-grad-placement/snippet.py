@@ -59,11 +59,11 @@ def problem(device: str) -> dict:
     scaled_clip = applied_grad_norm(model, before)
 
     return {
-        "norm_returned_before_backward": float(norm_before_backward),
-        "applied_norm_clip_before_backward": clip_first,
+        "norm_returned_by_clip": float(norm_before_backward),  # clipped before backward
+        "applied_norm": clip_first,
         "applied_norm_clip_after_step": clip_after_step,
-        "norm_seen_on_scaled_grads": round(float(scaled_norm), 1),
-        "applied_norm_clip_scaled_grads": scaled_clip,
+        "norm_seen_with_scaler": round(float(scaled_norm), 1),
+        "applied_norm_with_scaler": scaled_clip,
     }
 
 
@@ -92,7 +92,7 @@ def fix(device: str) -> dict:
     return {
         "norm_returned_by_clip": round(float(total_norm), 1),
         "applied_norm": clipped,
-        "norm_seen_after_unscale": round(float(unscaled_norm), 1),
+        "norm_seen_with_scaler": round(float(unscaled_norm), 1),
         "applied_norm_with_scaler": scaled_clipped,
     }
 
