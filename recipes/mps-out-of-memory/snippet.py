@@ -74,6 +74,6 @@ def fix(device: str) -> dict:
 
 
 if __name__ == "__main__":
-    device = sys.argv[1] if len(sys.argv) > 1 else "mps"
+    device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
     print("problem:", problem(device))
     print("fix:", fix(device))

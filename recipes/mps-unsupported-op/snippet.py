@@ -74,6 +74,6 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--child"]:
         child(sys.argv[2])
     else:
-        device = sys.argv[1] if len(sys.argv) > 1 else "mps"
+        device = sys.argv[1] if len(sys.argv) > 1 else "cpu"
         print("problem:", problem(device))
         print("fix:", fix(device))
