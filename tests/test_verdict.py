@@ -90,7 +90,7 @@ def test_malformed_expectations_are_rejected(raw: dict) -> None:
 
 def test_bad_side_is_rejected() -> None:
     with pytest.raises(RecipeError):
-        parse_expectation({"side": "both", "key": "x", "equals": 1}, 0)
+        parse_expectation({"side": "either", "key": "x", "equals": 1}, 0)  # "both": invariant
 
 
 def _recipe(*expectations) -> Recipe:

@@ -381,13 +381,13 @@ def _print_report(report: VerifyReport, lang: str) -> None:
                         "-" if r.skipped else mark(r.reproduced),
                         "-" if r.skipped else mark(r.fixed),
                         f"{r.duration:.2f}s",
-                        "" if r.status == "held" else failure_reason(r, lang),
+                        "; ".join(
+                            ([] if r.status == "held" else [failure_reason(r, lang)])
+                            + [f.message(lang) for f in r.findings or []]
+                        ),
                     ]
                 )
             )
-        for r in report.with_findings():
-            for finding in r.findings or []:
-                echo(f"{r.recipe.id}\tfinding\t{finding.message(lang)}")
         echo(f"{heading}\t{summary}")
         return
     from rich.markup import escape
