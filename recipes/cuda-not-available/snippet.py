@@ -22,9 +22,15 @@ def device_agnostic() -> dict:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     model = torch.nn.Linear(3, 1).to(device)
     x = torch.randn(2, 3, device=device)
+    try:
+        torch.randn(2, 3).to(device)  # the tutorial's .cuda() line, made device-agnostic
+        error = "no error"
+    except Exception as err:
+        error = f"{type(err).__name__}: {err}"[:2000]
     loss = model(x).pow(2).mean()
     loss.backward()
     return {
+        "cuda_call": error,
         "cuda_is_available": torch.cuda.is_available(),
         "cuda_device_count": torch.cuda.device_count(),
         "ran_on": loss.device.type,
