@@ -54,11 +54,11 @@ def problem(device: str) -> dict:
         "n_over_batch_size": len(SOURCE) // BATCH,
         "last_batch_size": len(last_batch),
         "zip_steps": steps,
-        "zip_source_samples_seen": seen,
-        "it_next_error": next_error,
+        "source_samples_seen": seen,
+        "next_error": next_error,
         "cycle_first_pass": first,
         "cycle_second_pass": second,
-        "cycle_reshuffles": first != second,
+        "second_pass_reshuffled": first != second,
     }
 
 
@@ -81,6 +81,13 @@ def fix(device: str) -> dict:
         x = torch.cat([x_src, x_tgt]).to(device)  # one training step on source + target
         seen += int((x < 100).sum())
 
+    # The builtin next() works on any iterator.
+    try:
+        batch = next(iter(target_loader()))
+        next_error = "no error"
+    except AttributeError as err:
+        next_error, batch = f"{type(err).__name__}: {err}".splitlines()[0], [[]]
+
     # Each `for` over the loader (each iter()) draws a new permutation.
     loader = target_loader()
     first = one_pass(iter(loader), len(loader))
@@ -93,10 +100,11 @@ def fix(device: str) -> dict:
         "samples_per_epoch_drop_last": sum(len(ids) for (ids,) in full_batches),
         "source_samples_seen": seen,
         "target_restarts": restarts,
-        "next_builtin_batch": len(next(iter(loader))[0]),
+        "next_error": next_error,
+        "next_builtin_batch": len(batch[0]),
         "epoch_1_order": first,
         "epoch_2_order": second,
-        "reiterating_reshuffles": first != second,
+        "second_pass_reshuffled": first != second,
     }
 
 
