@@ -81,7 +81,12 @@ def two_nodes_of_two() -> list:
 def launch_argv() -> list:
     """The arguments `python -m torch.distributed.launch train.py --lr=0.1` gives local rank 0."""
     args = launch.parse_args(["--nproc-per-node=1", "train.py", "--lr=0.1"])
-    _, _, cmd_args = run.config_from_args(args)
+    with tempfile.TemporaryDirectory() as tmp:  # config_from_args makes a log folder
+        saved, tempfile.tempdir = tempfile.tempdir, tmp
+        try:
+            _, _, cmd_args = run.config_from_args(args)
+        finally:
+            tempfile.tempdir = saved
     return macros.substitute(cmd_args[2:], "0")  # after "-u train.py"; ${local_rank} -> 0
 
 
@@ -104,11 +109,12 @@ def problem(device: str) -> dict:
     parser = argparse.ArgumentParser(prog="train.py")
     parser.add_argument("--local_rank", type=int, default=0)
     parser.add_argument("--lr", type=float)
+    argv = launch_argv()
     return {
         "gpu_index": gpu_index,
         "gpu_index_out_of_range": [index >= gpus_per_node for index in gpu_index],
-        "launch_argv": launch_argv(),
-        "parsed": parse(parser, launch_argv()),
+        "launch_argv": argv,
+        "parsed": parse(parser, argv),
     }
 
 
@@ -123,11 +129,12 @@ def fix(device: str) -> dict:
         "--local-rank", "--local_rank", type=int, default=int(os.environ.get("LOCAL_RANK", 0))
     )
     parser.add_argument("--lr", type=float)
+    argv = launch_argv()
     return {
         "gpu_index": gpu_index,
         "gpu_index_out_of_range": [index >= gpus_per_node for index in gpu_index],
-        "launch_argv": launch_argv(),
-        "parsed": parse(parser, launch_argv()),
+        "launch_argv": argv,
+        "parsed": parse(parser, argv),
         "variables_rank_3": processes[3],
     }
 
