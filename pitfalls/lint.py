@@ -33,12 +33,13 @@ fixture under tests/fixtures/lint/.
 | PIT025 | error    | a `legacy_errors` entry has no source URL |
 | PIT026 | error    | an expectation cannot fail: its observation is fixed in snippet.py |
 | PIT027 | error    | a `[[plot]]` is invalid, untranslated, or names no observation of snippet.py |
-| PIT028 | warning  | the top-level `theme` is missing (an unknown theme is PIT003) |
+| PIT028 | error    | the top-level `theme` is missing (an unknown theme is PIT003) |
 
 PIT026 covers an observation returned as a literal and, since issue #24, one computed from
 literals alone with no torch or NumPy call on the way (pitfalls.lint_literals). The computed
 case is an error in the built-in catalogue and a warning in third-party packs, until the
-next minor release (see recipes/README.md).
+next minor release (see recipes/README.md). PIT028 is likewise an error in the built-in
+catalogue (every recipe there has a theme) and a warning in third-party packs.
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ CODES: dict[str, Code] = {
         Code("PIT025", "error", "a legacy_errors entry has no source URL"),
         Code("PIT026", "error", "an expectation cannot fail: its observation is fixed"),
         Code("PIT027", "error", "a [[plot]] is invalid, untranslated, or names no observation"),
-        Code("PIT028", "warning", "the top-level `theme` is missing"),
+        Code("PIT028", "error", "the top-level `theme` is missing"),
     )
 }
 

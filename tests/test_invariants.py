@@ -179,3 +179,14 @@ def test_lint_reports_an_unknown_theme_and_accepts_invariants(tmp_path: Path) ->
     findings = lint_paths([folder])[0]
     assert [(f.code, f.severity) for f in findings] == [("PIT003", "error")]
     assert "`theme` must be one of" in findings[0].message
+
+
+def test_a_missing_theme_is_an_error_for_built_ins_and_a_warning_in_packs(tmp_path: Path) -> None:
+    from pitfalls.lint import lint_paths
+
+    fixture = FIXTURES / "lint" / "PIT028" / "fixture-pit028"
+    assert [(f.code, f.severity) for f in lint_paths([fixture])[0]] == [("PIT028", "warning")]
+    builtins = tmp_path / "recipes"
+    shutil.copytree(fixture, builtins / "fixture-pit028")
+    found = lint_paths([builtins / "fixture-pit028"], builtins=builtins)[0]
+    assert ("PIT028", "error") in [(f.code, f.severity) for f in found]
