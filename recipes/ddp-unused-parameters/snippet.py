@@ -74,6 +74,7 @@ def fix(device: str) -> dict:
         # 3) The same parameters unused on every iteration: declare the graph static.
         static = train_two_steps(Net(), device, static_graph=True)
     return {
+        "error": find_unused,  # the same model as the problem's, with the flag
         "model_without_unused_head": fixed_model,
         "find_unused_parameters": find_unused,
         "unused_head_grad_is_none": aux_grad_is_none,
