@@ -66,7 +66,8 @@ def problem(device: str) -> dict:
     attention_mask = torch.tensor([[1, 1, 1, 1, 0]], device=device)
     mha, x = mha_and_input(device)
     try:
-        mha(x, x, x, key_padding_mask=attention_mask)  # int64 straight from the tokenizer
+        with torch.no_grad():
+            mha(x, x, x, key_padding_mask=attention_mask)  # int64 straight from the tokenizer
         int_mask_error = "no error"
     except AssertionError as err:
         int_mask_error = f"{type(err).__name__}: {err}"[:2000]
@@ -103,7 +104,8 @@ def fix(device: str) -> dict:
     key_padding_mask = attention_mask == 0
     mha, x = mha_and_input(device)
     try:
-        mha(x, x, x, key_padding_mask=key_padding_mask)
+        with torch.no_grad():
+            mha(x, x, x, key_padding_mask=key_padding_mask)
         int_mask_error = "no error"
     except AssertionError as err:
         int_mask_error = f"{type(err).__name__}: {err}"[:2000]
