@@ -185,9 +185,11 @@ def run(
 ) -> None:
     """Run a recipe: watch the pitfall happen, then the fix hold, on your device and torch.
 
-    The snippet runs in a child process. Exit codes: 0 reproduced and fixed; 1 the claim
-    did not hold here; 2 usage error; 3 device or torch not available; 4 the snippet
-    failed (raised, crashed, was killed or timed out).
+    The snippet runs in a child process. Claims (one side's evidence), invariants
+    (`side = "both"`: checked on each side, never counted) and context (observations nothing
+    checks) are shown apart. Exit codes: 0 reproduced and fixed; 1 the claim, or an
+    invariant, did not hold here; 2 usage error; 3 device or torch not available; 4 the
+    snippet failed (raised, crashed, was killed or timed out).
     """
     from pitfalls.runner import RunnerUnavailable, run_recipe
 
