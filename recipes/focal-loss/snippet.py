@@ -109,6 +109,10 @@ def fix(device: str) -> dict:
     clamped = loss_vs_pt(device, "clamp")
     exact = loss_vs_pt(device, "log_softmax", gammas=(2.0,))
     return {
+        # The problem's measurements, on the log_softmax loss.
+        "loss_is_nan": bool(torch.isnan(focal_rows.mean())),
+        "row_loss_is_finite": torch.isfinite(focal_rows).tolist(),
+        "grad_has_nan": bool(torch.isnan(logits.grad).any()),
         "clamped_loss_is_finite": bool(torch.isfinite(clamped_rows.mean())),
         "clamped_grad_has_nan": bool(torch.isnan(clamped_grad).any()),
         "clamped_grad_is_zero": bool((clamped_grad[0] == 0).all()),
