@@ -46,10 +46,10 @@ def problem(device: str) -> dict:
     return {
         "version_after_inplace_divide": int(version),
         "softmax_inplace_error": softmax_error,
-        "relu_inplace_after_sigmoid_error": relu_error,
+        "relu_after_sigmoid_error": relu_error,
         "sgd_inplace_on_leaf_error": sgd_error,
         "index_assign_on_leaf_error": pin_error,
-        "rebound_w_is_leaf": w.is_leaf,
+        "w_is_leaf_after_update": w.is_leaf,
     }
 
 
@@ -84,7 +84,7 @@ def fix(device: str) -> dict:
     return {
         "softmax_grad_matches_builtin": softmax_grad_ok,
         "relu_inplace_after_linear": relu_after_linear,
-        "out_of_place_relu_after_sigmoid": sigmoid_then_relu,
+        "relu_after_sigmoid_error": sigmoid_then_relu,
         "w_is_leaf_after_update": w.is_leaf,
         "w_requires_grad_after_update": w.requires_grad,
         "w_gets_grad_next_step": w.grad is not None,
