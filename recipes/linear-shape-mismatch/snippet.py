@@ -48,9 +48,9 @@ def problem(device: str) -> dict:
     return {
         "wrong_in_features_error": wrong_in_features,
         "flatten_without_start_dim_error": flatten_all,
-        "view_rows_for_4_images": logits.shape[0],
-        "view_row0_ignores_half_of_image0": row0_unchanged,
-        "view_loss_error": loss_error,
+        "rows_for_4_images": logits.shape[0],
+        "row0_ignores_half_of_image0": row0_unchanged,
+        "loss_error": loss_error,
     }
 
 
@@ -71,7 +71,15 @@ def fix(device: str) -> dict:
     lazy = nn.LazyLinear(10).to(device)  # in_features is set on the first call
     lazy(flat)
 
+    try:
+        F.cross_entropy(head(torch.flatten(feats, 1)), labels)
+        loss_error = "no error"
+    except ValueError as err:
+        loss_error = message(err)
+
     return {
+        "rows_for_4_images": logits.shape[0],
+        "loss_error": loss_error,
         "logits_shape": list(logits.shape),
         "loss_is_finite": bool(torch.isfinite(loss)),
         "row0_ignores_half_of_image0": row0_unchanged,
