@@ -58,7 +58,17 @@ def fix(device: str) -> dict:
     # mse_loss does promote an int64 target today, and its gradient is fine.
     pred = scores.clone().requires_grad_()
     F.mse_loss(pred, binary).backward()
+    labels_i32 = torch.tensor([0, 2, 1, 2], dtype=torch.int32, device=device)
+    one_hot = F.one_hot(targets, num_classes=3)
     return {
+        # The problem's five calls, each with its target converted: none raises.
+        "ce_float_labels": _error(lambda: F.cross_entropy(logits, labels.long())),
+        "ce_int32_labels": _error(lambda: F.cross_entropy(logits, labels_i32.long())),
+        "ce_one_hot_int64": _error(lambda: F.cross_entropy(logits, one_hot.float())),
+        "bce_with_logits_int64": _error(
+            lambda: F.binary_cross_entropy_with_logits(scores, binary.float())
+        ),
+        "bce_int64": _error(lambda: F.binary_cross_entropy(torch.sigmoid(scores), binary.float())),
         "ce_loss_is_finite": bool(torch.isfinite(loss)),
         "uint8_matches_int64": torch.allclose(loss_u8, loss),
         "one_hot_probs_match_indices": torch.allclose(loss_probs, loss),
