@@ -45,8 +45,12 @@ def fix(device: str) -> dict:
     ckpt = save_from_gpu_machine(trained.state_dict())
 
     model = nn.Linear(4, 2).to(device)
-    state = torch.load(ckpt, map_location=device)  # put every storage where *this* run wants it
-    model.load_state_dict(state)
+    try:
+        state = torch.load(ckpt, map_location=device)  # put every storage where *this* run wants it
+        model.load_state_dict(state)
+        load_error = "no error"
+    except RuntimeError as err:
+        return {"load_error": f"{type(err).__name__}: {err}"[:2000]}
 
     # Other forms: a plain "cpu" (then model.to(device)), or a dict from saved to wanted device.
     ckpt.seek(0)
@@ -54,6 +58,7 @@ def fix(device: str) -> dict:
     ckpt.seek(0)
     remapped = torch.load(ckpt, map_location={"cuda:0": "cpu"})
     return {
+        "load_error": load_error,
         "state_on_requested_device": state["weight"].device.type == torch.device(device).type,
         "weights_match": bool(torch.equal(model.weight.cpu(), trained.weight)),
         "map_location_cpu_device": str(on_cpu["weight"].device),
