@@ -54,9 +54,9 @@ def problem(device: str) -> dict:
     return {
         "numpy_loss_error": _backward_error(numpy_loss),
         "no_grad_loss_error": _backward_error(no_grad_loss),
-        "argmax_loss_error": _backward_error(argmax_loss),
-        "rewrapped_weight_grad_is_none": model.weight.grad is None,
-        "rewrapped_weights_changed": not torch.equal(before, model.weight.detach()),
+        "classification_loss_error": _backward_error(argmax_loss),
+        "weight_grad_is_none": model.weight.grad is None,
+        "weights_changed": not torch.equal(before, model.weight.detach()),
     }
 
 
@@ -78,7 +78,7 @@ def fix(device: str) -> dict:
         "loss_has_grad_fn": has_grad_fn,
         "weight_grad_is_none": model.weight.grad is None,
         "weights_changed": not torch.equal(before, model.weight.detach()),
-        "surrogate_requires_grad": surrogate.requires_grad,
+        "classification_loss_error": _backward_error(surrogate),
     }
 
 
