@@ -6,6 +6,14 @@ import torch.nn.functional as F
 NUM_CLASSES = 3
 
 
+def attempt(call) -> str:
+    try:
+        call()
+        return "no error"
+    except Exception as err:
+        return f"{type(err).__name__}: {err}".splitlines()[0]
+
+
 def problem(device: str) -> dict:
     """The usual first attempts at a one-hot target, and what each one does."""
     labels = torch.tensor([2, 0, 1, 2], device=device)  # int64, shape (4,)
@@ -67,7 +75,15 @@ def fix(device: str) -> dict:
     # Today's one-liner. F.one_hot returns int64, so cast it before using it in a loss.
     one_hot = F.one_hot(labels, num_classes=NUM_CLASSES)
 
+    blank = torch.zeros(len(labels), NUM_CLASSES, device=labels.device)
     return {
+        # The problem's three attempts, each corrected: an (N, 1) index, int64, int64.
+        "missing_dim_error": attempt(lambda: blank.clone().scatter_(1, index, 1.0)),
+        "float_index_error": attempt(
+            lambda: blank.clone().scatter_(1, labels.float().long().view(-1, 1), 1.0)
+        ),
+        "one_hot_int32_error": attempt(lambda: F.one_hot(labels.int().long(), NUM_CLASSES)),
+        "unassigned_scatter_target_sum": fresh.sum().item(),  # assigned: one 1 per row
         "hot_columns": target.argmax(dim=1).tolist(),
         "rows_sum_to_one": bool((target.sum(dim=1) == 1).all()),
         "target_on_labels_device": target.device == labels.device,
