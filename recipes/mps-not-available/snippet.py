@@ -9,6 +9,8 @@ import torch
 
 def why_no_mps() -> str:
     """The first reason, in the order they matter, that this Python cannot use MPS."""
+    if torch.backends.mps.is_available():
+        return "available"
     if sys.platform != "darwin":
         return f"not macOS ({sys.platform}): MPS is Apple's GPU backend"
     if platform.machine() == "x86_64":
@@ -18,12 +20,16 @@ def why_no_mps() -> str:
         ).stdout.strip()
         if translated == "1":
             return "x86_64 Python under Rosetta: install an arm64 Python, then torch again"
-        return "Intel Mac: MPS needs Apple silicon (or a supported AMD GPU) and a recent macOS"
+        return "Intel Mac without a GPU that MPS accepts (Apple silicon or an AMD GPU)"
     if not torch.backends.mps.is_built():
         return "this torch build has no MPS (a source build without USE_MPS?)"
     if not torch.backends.mps.is_available():
-        return f"MPS built, but not available on macOS {platform.mac_ver()[0]}: check the minimum"
-    return "available"
+        # torch gives the same answer (and the same "supported on macOS 1x.0+" message)
+        # when the macOS is too old and when this process sees no Metal device at all.
+        return (
+            f"MPS built, but not usable on macOS {platform.mac_ver()[0]}: check the minimum, "
+            "and that this process can reach the GPU (not a sandbox or a VM)"
+        )
 
 
 def train_step(device: str) -> dict:
