@@ -60,11 +60,25 @@ def fix(device: str) -> dict:
     label = torch.ones(1, device=device)
     loss = F.binary_cross_entropy_with_logits(score, label)
 
+    # The problem's two failing calls, on the shapes flatten and squeeze(-1) kept.
+    try:
+        logits.argmax(dim=1)
+        argmax_error = "no error"
+    except IndexError as err:
+        argmax_error = f"{type(err).__name__}: {err}"[:2000]
+    try:
+        F.binary_cross_entropy_with_logits(score, label)
+        bce_error = "no error"
+    except ValueError as err:
+        bce_error = f"{type(err).__name__}: {err}"[:2000]
+
     return {
         "full_batch_features_shape": list(full.shape),
         "last_batch_features_shape": list(last.shape),
         "last_batch_logits_shape": list(logits.shape),
+        "argmax_error": argmax_error,
         "predictions_shape": list(predictions.shape),
+        "bce_error": bce_error,
         "binary_score_shape": list(score.shape),
         "bce_is_finite": bool(torch.isfinite(loss)),
     }
