@@ -71,6 +71,8 @@ def rank_main(rank: int, port: int, conn, setup: dict) -> None:
         if dist.is_initialized():
             dist.destroy_process_group()
         conn.close()
+        sys.stdout.flush()
+        os._exit(0)  # reported and cleaned up: skip exit handlers that can wait on torch threads
 
 
 def on_two_ranks(**setup) -> dict:

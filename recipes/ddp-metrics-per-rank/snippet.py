@@ -68,12 +68,15 @@ def rank_main(rank: int, port: int, conn, how: str) -> None:
             timeout=timedelta(seconds=5),  # a rank that never arrives fails instead of hanging
         )
         conn.send(evaluate(rank, how))
+        dist.barrier()  # leave together: a rank whose peer already left can hang on exit
     except Exception as err:
         conn.send({"error": f"{type(err).__name__}: {err}"[:2000]})
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
         conn.close()
+        sys.stdout.flush()
+        os._exit(0)  # reported and cleaned up: skip exit handlers that can wait on torch threads
 
 
 def on_two_ranks(how: str) -> list:

@@ -57,12 +57,15 @@ def rank_main(rank: int, port: int, conn, wrapped: bool) -> None:
             timeout=timedelta(seconds=5),  # a rank that never arrives fails instead of hanging
         )
         conn.send(one_step(rank, wrapped))
+        dist.barrier()  # leave together: a rank whose peer already left can hang on exit
     except Exception as err:
         conn.send({"error": f"{type(err).__name__}: {err}"[:2000], "grad": None})
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
         conn.close()
+        sys.stdout.flush()
+        os._exit(0)  # reported and cleaned up: skip exit handlers that can wait on torch threads
 
 
 def on_two_ranks(wrapped: bool) -> list:

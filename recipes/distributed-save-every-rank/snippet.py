@@ -49,6 +49,8 @@ def rank_main(rank: int, port: int, conn, path: str, wait_for_rank_0: bool) -> N
         if dist.is_initialized():
             dist.destroy_process_group()
         conn.close()
+        sys.stdout.flush()
+        os._exit(0)  # reported and cleaned up: skip exit handlers that can wait on torch threads
 
 
 def on_two_ranks(wait_for_rank_0: bool) -> list:

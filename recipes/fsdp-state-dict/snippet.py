@@ -84,6 +84,8 @@ def rank_main(rank: int, port: int, conn, how: str, path: str) -> None:
         if dist.is_initialized():
             dist.destroy_process_group()
         conn.close()
+        sys.stdout.flush()
+        os._exit(0)  # reported and cleaned up: skip exit handlers that can wait on torch threads
 
 
 def on_two_ranks(how: str, path: str) -> list:

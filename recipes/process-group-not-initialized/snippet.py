@@ -35,12 +35,15 @@ def rank_main(rank: int, world_size: int, port: int, conn) -> None:
         dist.init_process_group("gloo", timeout=timedelta(seconds=5))
         loss = torch.tensor(float(rank + 1))  # rank 0 has loss 1, rank 1 has loss 2
         conn.send(("no error", mean_over_ranks_guarded(loss).item()))
+        dist.barrier()  # leave together: a rank whose peer already left can hang on exit
     except Exception as err:
         conn.send((f"{type(err).__name__}: {err}"[:2000], None))
     finally:
         if dist.is_initialized():
             dist.destroy_process_group()
         conn.close()
+        sys.stdout.flush()
+        os._exit(0)  # reported and cleaned up: skip exit handlers that can wait on torch threads
 
 
 def run_two_ranks() -> list:
