@@ -67,14 +67,23 @@ def fix(device: str) -> dict:
     except AssertionError as err:
         assert_close_error = f"{type(err).__name__}: {err}"[:2000]
 
+    def branch_on_scores():
+        for candidate in (scores, torch.ones(2, device=device)):  # empty, then two detections
+            if candidate.numel() > 0:  # ask about the size
+                pass
+
     return {
+        # The problem's keys, for the same branches written with an explicit reduction.
+        "if_error": _error(lambda: bool((pred == labels).all())),
+        "and_error": _error(lambda: (x > 0) & (x < 1)),
+        "chained_compare_error": _error(lambda: bool(((0 < x) & (x < 1)).any())),
+        "assert_error": assert_close_error,
+        "empty_error": _error(branch_on_scores),
         "all_right": all_right,
         "accuracy": accuracy,
         "in_unit_interval": in_unit.tolist(),
         "equal_exact": torch.equal(total, expected),  # same shape and every bit equal
         "allclose": torch.allclose(total, expected),
-        "assert_close_error": assert_close_error,
-        "has_detections": scores.numel() > 0,
     }
 
 
