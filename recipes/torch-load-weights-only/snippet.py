@@ -60,7 +60,7 @@ def problem(device: str) -> dict:
         "whole_model_error": load_error(whole),  # the default since 2.6: weights_only=True
         "args_ckpt_error": load_error(ckpt),
         "weights_only_false_gives_a_net": type(loaded).__name__,
-        "weights_only_false_ran_payload": len(PAYLOAD_RUNS) > 0,
+        "payload_ran": len(PAYLOAD_RUNS) > 0,
     }
 
 
@@ -88,7 +88,7 @@ def fix(device: str) -> dict:
         "state_dict_loaded": torch.equal(fresh.fc.weight, model.fc.weight),
         "args_restored": argparse.Namespace(**state["args"]) == args,
         "trap_error": trap_error,
-        "trap_ran_payload": len(PAYLOAD_RUNS) > 0,
+        "payload_ran": len(PAYLOAD_RUNS) > 0,
         "allow_listed_args": type(old_state["args"]).__name__,
     }
 
