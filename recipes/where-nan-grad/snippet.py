@@ -58,6 +58,8 @@ def fix(device: str) -> dict:
     points.grad = None
     torch.cdist(points, points).sum().backward()
     return {
+        "where_grad_is_nan": torch.isnan(x.grad).tolist(),
+        "distance_grad_nan_fraction": torch.isnan(norm_grad).float().mean().item(),
         "where_forward": y.tolist(),
         "where_grad": x.grad.tolist(),
         "distance_grad_is_finite": bool(torch.isfinite(norm_grad).all()),
