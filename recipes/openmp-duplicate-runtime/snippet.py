@@ -36,9 +36,12 @@ def openmp_runtimes() -> list:
 
 def child(copy_folder: str) -> None:
     """Runs in a fresh interpreter. torch loads its own OpenMP runtime and starts it."""
-    torch.get_num_threads()  # asks the OpenMP runtime: it is initialised now
+    torch.set_num_threads(1)  # a setting made in torch's runtime
     torch.ones(1 << 16).sum()
-    report = {"torch_runtime": [os.path.basename(p) for p in openmp_runtimes()]}
+    report = {
+        "torch_runtime": [os.path.basename(p) for p in openmp_runtimes()],
+        "torch_threads": torch.get_num_threads(),
+    }
     copy = None
     if copy_folder and openmp_runtimes():
         # A second copy of the same runtime, as another package's wheel or a conda
@@ -49,15 +52,17 @@ def child(copy_folder: str) -> None:
     report["openmp_runtimes_loaded"] = len(openmp_runtimes())
     print(json.dumps(report), flush=True)
     if copy is not None:
-        # The second copy starts. Intel's and LLVM's runtime check here for another copy
-        # already running in the process and abort; GNU libgomp has no such check.
-        copy.omp_get_max_threads()
-    print(json.dumps({"second_copy_started": copy is not None}), flush=True)
+        # The second copy starts. Intel's and LLVM's runtimes check here for another copy
+        # already running in the process and abort; GNU libgomp has no such check and
+        # answers from its own settings, which torch.set_num_threads never reached.
+        print(json.dumps({"copy_threads": copy.omp_get_max_threads()}), flush=True)
 
 
 def run_child(load_copy: bool) -> dict:
     # KMP_DUPLICATE_LIB_OK=TRUE would hide the conflict: the child runs without it.
+    # OMP_NUM_THREADS=3 gives every runtime the same start, whatever the machine's cores.
     env = {k: v for k, v in os.environ.items() if k != "KMP_DUPLICATE_LIB_OK"}
+    env["OMP_NUM_THREADS"] = "3"
     with tempfile.TemporaryDirectory() as folder:
         argv = [sys.executable, os.path.abspath(__file__), "--child", folder if load_copy else ""]
         done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
@@ -67,6 +72,14 @@ def run_child(load_copy: bool) -> dict:
     errors = [line for line in done.stderr.splitlines() if line.startswith("OMP: Error")]
     result["exit_code"] = done.returncode
     result["omp_error"] = errors[0] if errors else "no error"
+    if result["omp_error"].startswith("OMP: Error #15"):
+        result["second_copy"] = "aborted the process (OMP Error #15)"
+    elif "copy_threads" not in result:
+        result["second_copy"] = "none started"
+    elif result["copy_threads"] == result["torch_threads"]:
+        result["second_copy"] = "shares torch's settings"
+    else:
+        result["second_copy"] = "runs with its own settings"
     return result
 
 
@@ -82,6 +95,8 @@ def fix(device: str) -> dict:
     return {
         "torch_runtime": [os.path.basename(p) for p in openmp_runtimes()],
         "openmp_runtimes_loaded": len(openmp_runtimes()),
+        "second_copy": "none started",
+        "omp_error": "no error",
     }
 
 
