@@ -65,6 +65,8 @@ def fix(device: str) -> dict:
     dataset = Curriculum()
     list(DataLoader(dataset, batch_size=None, num_workers=0))
     return {
+        "seen_per_epoch": shared,  # the problem's persistent workers, with shared memory
+        "cache_entries_in_main_process": len(dataset.cache),  # with num_workers=0
         "seen_per_epoch_fresh_workers": fresh,
         "seen_per_epoch_shared_memory": shared,
         "cache_entries_with_num_workers_0": len(dataset.cache),
