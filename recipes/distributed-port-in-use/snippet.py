@@ -1,6 +1,7 @@
 """A second job on the same node asks for the port the first job's store already listens on."""
 
 import sys
+import tempfile
 from datetime import timedelta
 
 import torch.distributed as dist
@@ -15,10 +16,22 @@ def start_store(port: int) -> dist.TCPStore:
     )  # fmt: skip
 
 
-def torchrun_default_port():
-    """The master port torchrun uses on one node when it is given none."""
-    port = run.parse_args(["--nproc-per-node=2", "train.py"]).master_port
-    return "none: a free one at start" if port is None else port
+def torchrun_endpoint() -> str:
+    """Where `torchrun --nproc-per-node=1 train.py` (no port given) would hold its rendezvous."""
+    endpoints = []
+
+    def launch_nothing(config, entrypoint):  # stands in for elastic_launch: note, start nothing
+        endpoints.append(config.rdzv_endpoint)
+        return lambda *args: None
+
+    saved = run.elastic_launch, tempfile.tempdir
+    with tempfile.TemporaryDirectory() as tmp:  # torchrun's log folder goes here
+        run.elastic_launch, tempfile.tempdir = launch_nothing, tmp
+        try:
+            run.run(run.parse_args(["--nproc-per-node=1", "train.py"]))
+        finally:
+            run.elastic_launch, tempfile.tempdir = saved
+    return endpoints[0]
 
 
 def problem(device: str) -> dict:
@@ -32,7 +45,7 @@ def problem(device: str) -> dict:
         error = f"{type(err).__name__}: {err}"[:2000]
     finally:
         del first_job
-    return {"error": error, "torchrun_default_port": torchrun_default_port()}
+    return {"error": error, "torchrun_endpoint": torchrun_endpoint()}
 
 
 def fix(device: str) -> dict:
@@ -50,7 +63,7 @@ def fix(device: str) -> dict:
     return {
         "error": error,
         "ports_differ": ports_differ,
-        "torchrun_default_port": torchrun_default_port(),
+        "torchrun_endpoint": torchrun_endpoint(),
     }
 
 
