@@ -87,7 +87,25 @@ def problem(device: str) -> dict:
 
 def fix(device: str) -> dict:
     torch.manual_seed(0)
+    # The problem's spawned loader, with the module-level def: the worker imports it by name.
+    spawned = DataLoader(
+        DATA,
+        batch_size=2,
+        num_workers=1,
+        collate_fn=first_of_batch,
+        multiprocessing_context="spawn",
+        timeout=60,
+    )
+    try:
+        spawn_batches = list(spawned)
+        spawn_error = "no error"
+    except (AttributeError, TypeError, pickle.PicklingError) as err:
+        spawn_batches, spawn_error = [], f"{type(err).__name__}: {err}"[:2000]
+    del spawned
+    stop_resource_tracker()
     return {
+        "spawn_error": spawn_error,
+        "spawn_batches": spawn_batches,
         "module_level_def": pickled(first_of_batch),
         "round_trip_is_same_function": pickle.loads(ForkingPickler.dumps(first_of_batch))
         is first_of_batch,
