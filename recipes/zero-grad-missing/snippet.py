@@ -38,10 +38,13 @@ def problem(device: str) -> dict:
         opt.step()
         losses.append(round(loss.item(), 4))
 
-    # Hand-written zeroing at the top of the loop, before any backward has run.
+    # Hand-written zeroing next to the optimizer's zero_grad(), as pre-2.0 code did it.
     w = torch.zeros(3, device=device, requires_grad=True)
+    w_opt = torch.optim.SGD([w], lr=0.1)
+    w.sum().backward()
+    w_opt.zero_grad()  # since 2.0: sets w.grad to None
     try:
-        w.grad.zero_()  # .grad is None until the first backward
+        w.grad.zero_()  # BUG since 2.0: there is no tensor left to zero
         manual_zero = "no error"
     except AttributeError as err:
         manual_zero = f"{type(err).__name__}: {err}"[:2000]
@@ -50,7 +53,7 @@ def problem(device: str) -> dict:
         "grad_after_each_backward": grads_of_three_backwards(device, zero=False),
         "max_loss_last_10_steps": max(losses[-10:]),
         "loss_per_step": {"x": list(range(1, STEPS + 1)), "y": {"no zero_grad": losses}},
-        "manual_zero_before_backward": manual_zero,
+        "manual_zero_after_zero_grad": manual_zero,
     }
 
 
@@ -75,14 +78,22 @@ def fix(device: str) -> dict:
 
     # A hand-written zeroing that survives a missing gradient.
     w = torch.zeros(3, device=device, requires_grad=True)
-    if w.grad is not None:
-        w.grad.zero_()
+    w_opt = torch.optim.SGD([w], lr=0.1)
+    w.sum().backward()
+    w_opt.zero_grad()
+    try:
+        if w.grad is not None:
+            w.grad.zero_()
+        manual_zero = "no error"
+    except AttributeError as err:
+        manual_zero = f"{type(err).__name__}: {err}"[:2000]
 
     return {
         "grad_after_each_backward": grads_of_three_backwards(device, zero=True),
         "max_loss_last_10_steps": max(losses[-10:]),
         "loss_per_step": {"x": list(range(1, STEPS + 1)), "y": {"zero_grad() each step": losses}},
         "grad_is_none_after_zero_grad": grad_is_none,
+        "manual_zero_after_zero_grad": manual_zero,
         "set_to_none_false_grad_sum": None if kept_grad is None else kept_grad.abs().sum().item(),
     }
 
