@@ -33,8 +33,15 @@ def problem(device: str) -> dict:
     except ValueError as err:
         flip_error = f"{type(err).__name__}: {err}"[:2000]
 
+    try:
+        torch.from_numpy(bgr[:, ::-1].copy())  # the problem's call, on the copy
+        flipped_error = "no error"
+    except ValueError as err:
+        flipped_error = f"{type(err).__name__}: {err}"[:2000]
+
     return {
         "batch": batch.tolist(),
+        "flipped_array_error": flipped_error,
         "shares_memory": shares_memory,
         "image_after_tensor_edit": image.tolist(),
         "weights_after_numpy_edit": weights.tolist(),
@@ -63,8 +70,15 @@ def fix(device: str) -> dict:
     bgr = np.arange(6, dtype=np.uint8).reshape(2, 3)
     rgb = torch.from_numpy(bgr[:, ::-1].copy())  # NumPy makes a positive-stride copy first
 
+    try:
+        torch.from_numpy(bgr[:, ::-1].copy())  # the problem's call, on the copy
+        flipped_error = "no error"
+    except ValueError as err:
+        flipped_error = f"{type(err).__name__}: {err}"[:2000]
+
     return {
         "batch": batch.tolist(),
+        "flipped_array_error": flipped_error,
         "shares_memory": shares_memory,
         "image_after_tensor_edit": image.tolist(),
         "weights_after_numpy_edit": weights.tolist(),
