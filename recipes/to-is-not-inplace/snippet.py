@@ -59,7 +59,15 @@ def fix(device: str) -> dict:
     batch = torch.randn(8, 4)
     batch = batch.to(device)
 
+    try:
+        model(x)  # the problem's forward, with the reassigned x
+        forward_error = "no error"
+    except RuntimeError as err:
+        forward_error = f"{type(err).__name__}: {err}"[:2000]
+
     return {
+        "weight_dtype": str(model.weight.dtype),
+        "forward_error": forward_error,
         "module_to_returns_self": same_module,
         "x_dtype_after_to": str(x.dtype),
         "output_dtype": str(out.dtype),
