@@ -15,6 +15,7 @@ from torch.nn.parallel import DistributedDataParallel as DDP
 from torch.utils.data import DataLoader, DistributedSampler, Subset, TensorDataset
 
 TIMEOUT = timedelta(seconds=1.5)  # the default is 30 minutes (gloo) or 10 (nccl)
+SETUP_TIMEOUT = timedelta(seconds=20)  # start-up and DDP's own collectives: no race on a busy CPU
 
 
 def dataset() -> TensorDataset:
@@ -22,7 +23,7 @@ def dataset() -> TensorDataset:
     return TensorDataset(torch.randn(5, 4), torch.randn(5, 1))  # 5 samples for 2 ranks
 
 
-def train_epoch(rank: int, how: str) -> dict:
+def train_epoch(rank: int, how: str, epoch_end) -> dict:
     torch.manual_seed(0)
     model = DDP(nn.Linear(4, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -37,7 +38,7 @@ def train_epoch(rank: int, how: str) -> dict:
                 optimizer.zero_grad()
                 nn.functional.mse_loss(model(x), y).backward()  # all-reduces the gradients
                 optimizer.step()
-        dist.barrier()  # the end of the epoch: every rank meets here
+        dist.barrier(group=epoch_end)  # the end of the epoch: every rank meets here
         error = "no error"
     except RuntimeError as err:
         error = f"{type(err).__name__}: {err}"[:2000]
@@ -48,9 +49,16 @@ def rank_main(rank: int, port: int, conn, how: str) -> None:
     os.environ["GLOO_SOCKET_IFNAME"] = "lo0" if sys.platform == "darwin" else "lo"
     try:
         dist.init_process_group(
-            "gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2, timeout=TIMEOUT
+            "gloo",
+            init_method=f"tcp://127.0.0.1:{port}",
+            rank=rank,
+            world_size=2,
+            timeout=SETUP_TIMEOUT,
         )
-        conn.send(train_epoch(rank, how))
+        # The wait that hangs gets the short timeout: a group of the same ranks for the barrier.
+        # Rank 0's all-reduce keeps the long one, so rank 1 always times out first and alone.
+        epoch_end = dist.new_group([0, 1], timeout=TIMEOUT)
+        conn.send(train_epoch(rank, how, epoch_end))
     except Exception as err:
         conn.send({"batches": None, "error": f"{type(err).__name__}: {err}"[:2000]})
     finally:
@@ -88,7 +96,8 @@ def on_two_ranks(how: str) -> list:
 def problem(device: str) -> dict:
     ranks = on_two_ranks("split by hand")
     # Rank 1 runs out of data first and waits in barrier(); rank 0 waits in its third
-    # all-reduce. Rank 1 gives up first (its wait began first), then rank 0 sees it leave.
+    # all-reduce. Only the barrier has the short timeout: rank 1 gives up after 1.5 s, and
+    # rank 0, still waiting, sees it leave ("Connection closed by peer").
     return {
         "batches": [r.get("batches") for r in ranks],
         "error": ranks[1]["error"],
