@@ -39,6 +39,12 @@ def fix(device: str) -> dict:
     np_bool = getattr(np, "bool", None)
     np_long = getattr(np, "long", None)
     return {
+        # The problem's lines with the replacements: builtins, or NumPy types with a width.
+        "np_float": attempt(lambda: float(step) / total),
+        "np_int": attempt(lambda: targets.cpu().numpy().astype(np.int64).tolist()),
+        "np_object": attempt(lambda: str(np.array([None, "a"], dtype=object).dtype)),
+        "np_str": attempt(lambda: str(step)),
+        "np_complex": attempt(lambda: str(complex(1, 2))),
         "ratio": ratio,
         "labels_tensor_dtype": str(torch.from_numpy(labels).dtype),
         "mask_tensor_dtype": str(torch.from_numpy(mask).dtype),
