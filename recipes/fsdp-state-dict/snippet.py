@@ -17,6 +17,8 @@ from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
 from torch.distributed.fsdp import fully_shard
 
 FULL = StateDictOptions(full_state_dict=True, cpu_offload=True)
+HANG_TIMEOUT = timedelta(seconds=1.5)  # the default is 30 minutes: the hang ends here
+SETUP_TIMEOUT = timedelta(seconds=20)  # everything else: no race on a busy CPU
 
 
 def net() -> nn.Module:
@@ -28,7 +30,7 @@ def probe() -> torch.Tensor:
     return torch.linspace(-1, 1, 8).reshape(2, 4)
 
 
-def train_and_save(rank: int, how: str, path: str) -> dict:
+def train_and_save(rank: int, how: str, path: str, short_wait) -> dict:
     """Runs on every rank: shard the model over 2 ranks, train a step, save a checkpoint."""
     model = net()
     mesh = init_device_mesh("cpu", (2,))  # one dimension: shard over both ranks (gloo)
@@ -45,17 +47,19 @@ def train_and_save(rank: int, how: str, path: str) -> dict:
         if how == "rank 0 gathers":
             if rank == 0:  # the full state dict gathers from every rank: rank 1 is not there
                 torch.save(get_model_state_dict(model, options=FULL), path)
+            dist.barrier(group=short_wait)  # rank 1 waits here, rank 0 in the gather: a hang
         elif how == "sharded":
             state = model.state_dict()  # DTensor shards, each rank holding half of each weight
             report["keys"] = {type(v).__name__ for v in state.values()}.pop()
             if rank == 0:
                 torch.save(state, path)
+            dist.barrier()
         else:  # every rank takes part; with cpu_offload only rank 0 gets the tensors
             state = get_model_state_dict(model, options=FULL)
             report["keys"] = len(state)
             if rank == 0:
                 torch.save(state, path)
-        dist.barrier()  # the others wait until the file is written
+            dist.barrier()  # the others wait until the file is written
     except RuntimeError as err:
         report["error"] = f"{type(err).__name__}: {err}"[:2000]
         return report
@@ -75,9 +79,12 @@ def rank_main(rank: int, port: int, conn, how: str, path: str) -> None:
             init_method=f"tcp://127.0.0.1:{port}",
             rank=rank,
             world_size=2,
-            timeout=timedelta(seconds=1.5),  # the default is 30 minutes: a hang ends here
+            timeout=SETUP_TIMEOUT,
         )
-        conn.send(train_and_save(rank, how, path))
+        # The wait that hangs gets the short timeout: a group of the same ranks for rank 1's
+        # barrier. Rank 0's gather keeps the long one, so rank 1 always times out first.
+        short_wait = dist.new_group([0, 1], timeout=HANG_TIMEOUT)
+        conn.send(train_and_save(rank, how, path, short_wait))
     except Exception as err:
         conn.send({"error": f"{type(err).__name__}: {err}"[:2000]})
     finally:
@@ -129,7 +136,7 @@ def problem(device: str) -> dict:
         sharded = on_two_ranks("sharded", os.path.join(tmp, "sharded.pt"))
         load_error, _ = load_into_plain_model(os.path.join(tmp, "sharded.pt"), None)
     return {
-        # Rank 1 reached the barrier first and gave up first; rank 0 waited in the gather.
+        # Rank 1 gave up at the barrier after 1.5 s; rank 0, in the gather, then saw it leave.
         "full_state_dict_error": hang[1].get("error"),
         "state_dict_values": sharded[0].get("keys"),
         "load_error": load_error,
