@@ -171,3 +171,14 @@ def test_skip_slow_leaves_out_recipes_marked_slow() -> None:
 def test_skip_slow_is_documented_in_help() -> None:
     result = run_cli("verify", "--help", env={"COLUMNS": "200"})
     assert "--skip-slow" in result.stdout and "marked `slow`" in result.stdout
+
+
+@needs_torch
+def test_every_verify_result_carries_findings_even_a_skipped_one() -> None:
+    from conftest import ROBUST
+
+    env = {"PITFALLS_PATH": f"{CLAIMS}:{ROBUST}"}
+    result = run_cli("verify", "k-warns-ok", "t-cuda-only", "--device", "cpu", "--json", env=env)
+    runs = {r["id"]: r for r in json.loads(result.stdout)}
+    assert runs["t-cuda-only"]["status"] == "skipped"
+    assert runs["t-cuda-only"]["findings"] == [] and runs["k-warns-ok"]["findings"] == []

@@ -294,6 +294,7 @@ def verify(
             else:
                 skipped = RunResult(recipe, resolved, device=resolved)
                 skipped.skipped = f"declares devices {', '.join(recipe.devices)}"
+                skipped.findings = []  # nothing ran, nothing to compare
                 report.results.append(skipped)
                 if on_result is not None:
                     on_result(skipped)
