@@ -12,8 +12,10 @@ def attend(device: str, dtype: torch.dtype, attn_mask, efficient_kernel: bool = 
     q, k, v = (torch.randn(B, H, L, D, device=device, dtype=dtype) for _ in range(3))
     try:
         if efficient_kernel:  # CUDA's memory-efficient kernel, the usual one for masked fp16/bf16
-            from torch.nn.attention import SDPBackend, sdpa_kernel
-
+            try:
+                from torch.nn.attention import SDPBackend, sdpa_kernel  # torch >= 2.3
+            except ImportError:
+                return "not run: torch.nn.attention.sdpa_kernel needs torch >= 2.3"
             with sdpa_kernel(SDPBackend.EFFICIENT_ATTENTION):
                 F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)
         else:
