@@ -1,36 +1,62 @@
 """Under spawn, each DataLoader worker re-imports the main script: guard it with __main__."""
 
+import multiprocessing
 import os
 import subprocess
 import sys
 import tempfile
 import textwrap
 
-# A training script as it is often written: everything at the top level.
+from torch.utils.data import DataLoader
+
+# A training script as it is often written: everything at the top level. A DataLoader starts
+# each worker with `multiprocessing_context.Process(...).start()`; the script calls the same
+# start itself, so its worker needs no torch and the demonstration costs two small interpreters
+# instead of four torch imports. The error below is raised by multiprocessing, as it is for a
+# DataLoader worker.
 UNGUARDED = textwrap.dedent(
     """
-    import torch
-    from torch.utils.data import DataLoader
+    import multiprocessing
+
+
+    def load_batches(queue):  # what a DataLoader worker does: load batches, send them back
+        data = list(range(4))
+        queue.put([data[i : i + 2] for i in range(0, len(data), 2)])
+
 
     print("training starts", flush=True)
-    loader = DataLoader(list(range(4)), batch_size=2, num_workers=1,
-                        multiprocessing_context="spawn", timeout=60)
-    print("batches", [batch.tolist() for batch in loader], flush=True)
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    worker = context.Process(target=load_batches, args=(queue,))
+    worker.start()
+    worker.join(60)
+    if worker.exitcode != 0:
+        raise RuntimeError(f"worker (pid {worker.pid}) exited unexpectedly")
+    print("batches", queue.get(timeout=60), flush=True)
     """
 )
 
 # The same script with its work behind the guard: a worker that imports it runs nothing.
 GUARDED = textwrap.dedent(
     """
-    import torch
-    from torch.utils.data import DataLoader
+    import multiprocessing
+
+
+    def load_batches(queue):  # what a DataLoader worker does: load batches, send them back
+        data = list(range(4))
+        queue.put([data[i : i + 2] for i in range(0, len(data), 2)])
 
 
     def main():
         print("training starts", flush=True)
-        loader = DataLoader(list(range(4)), batch_size=2, num_workers=1,
-                            multiprocessing_context="spawn", timeout=60)
-        print("batches", [batch.tolist() for batch in loader], flush=True)
+        context = multiprocessing.get_context("spawn")
+        queue = context.Queue()
+        worker = context.Process(target=load_batches, args=(queue,))
+        worker.start()
+        worker.join(60)
+        if worker.exitcode != 0:
+            raise RuntimeError(f"worker (pid {worker.pid}) exited unexpectedly")
+        print("batches", queue.get(timeout=60), flush=True)
 
 
     if __name__ == "__main__":
@@ -59,13 +85,19 @@ def run_script(source: str) -> dict:
     }
 
 
+def dataloader_uses_multiprocessing() -> bool:
+    """A DataLoader's spawn workers come from Python's own spawn context (not started here)."""
+    loader = DataLoader(list(range(4)), num_workers=1, multiprocessing_context="spawn")
+    return loader.multiprocessing_context is multiprocessing.get_context("spawn")
+
+
 def problem(device: str) -> dict:
     # Workers are host processes; the device plays no part.
-    return run_script(UNGUARDED)
+    return {**run_script(UNGUARDED), "dataloader_spawn_context": dataloader_uses_multiprocessing()}
 
 
 def fix(device: str) -> dict:
-    return run_script(GUARDED)
+    return {**run_script(GUARDED), "dataloader_spawn_context": dataloader_uses_multiprocessing()}
 
 
 if __name__ == "__main__":
