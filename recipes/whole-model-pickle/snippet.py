@@ -2,8 +2,10 @@
 
 import contextlib
 import io
+import pickletools
 import sys
 import types
+import zipfile
 
 import torch
 from torch import nn
@@ -33,7 +35,9 @@ class NetV2(nn.Module):
 @contextlib.contextmanager
 def importable_as(module_name: str, cls: type, name: str = "MyNet"):
     """Make `cls` the class `module_name.MyNet` for a while: as a training script defines it
-    (`__main__` under `python train.py`), or a module that is later renamed."""
+    (`__main__` under `python train.py`), or a module that is later renamed. What is saved
+    inside is byte for byte what that script writes; once it ends, loading runs pickle's real
+    lookup in the `__main__` of the process that loads, which, as in predict.py, has no MyNet."""
     created = module_name not in sys.modules
     module = sys.modules.setdefault(module_name, types.ModuleType(module_name))
     old = (cls.__module__, cls.__name__, cls.__qualname__)
@@ -61,6 +65,14 @@ def outcome(fn) -> str:
         return f"{type(err).__name__}: {err}"[:2000]
 
 
+def classes_named(buf: io.BytesIO) -> list:
+    """The globals the file's pickle names (module and name), read without unpickling."""
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as archive:
+        pkl = next(n for n in archive.namelist() if n.endswith("/data.pkl"))
+        ops = pickletools.genops(archive.read(pkl))
+        return sorted({arg.replace(" ", ".") for op, arg, _ in ops if op.name == "GLOBAL"})
+
+
 def save(obj) -> io.BytesIO:
     buf = io.BytesIO()
     torch.save(obj, buf)
@@ -83,6 +95,8 @@ def problem(device: str) -> dict:
         after_refactor = load(before_refactor, weights_only=False)  # loads without complaint
         refactored_forward = outcome(lambda: after_refactor(x))
     return {
+        # What train.py wrote: the class as a name to look up, next to torch's own classes.
+        "names_main_mynet": "__main__.MyNet" in classes_named(from_script),
         "loaded_elsewhere": outcome(lambda: load(from_script, weights_only=False)),
         "after_module_renamed": outcome(lambda: load(from_module, weights_only=False)),
         "after_class_changed": refactored_forward,
@@ -106,6 +120,7 @@ def fix(device: str) -> dict:
         return model(x)
 
     return {
+        "names_main_mynet": "__main__.MyNet" in classes_named(from_script),
         "loaded_elsewhere": outcome(lambda: rebuild(from_script, Net)),
         "after_module_renamed": outcome(lambda: rebuild(from_module, Net)),
         "after_class_changed": outcome(lambda: rebuild(from_module, NetV2)),
