@@ -32,7 +32,7 @@ def rank_main(rank: int, world_size: int, port: int, conn) -> None:
     os.environ["GLOO_SOCKET_IFNAME"] = "lo0" if sys.platform == "darwin" else "lo"
     try:
         # init_method defaults to "env://": RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT.
-        dist.init_process_group("gloo", timeout=timedelta(seconds=5))
+        dist.init_process_group("gloo", timeout=timedelta(seconds=20))
         loss = torch.tensor(float(rank + 1))  # rank 0 has loss 1, rank 1 has loss 2
         conn.send(("no error", mean_over_ranks_guarded(loss).item()))
         dist.barrier()  # leave together: a rank whose peer already left can hang on exit
@@ -82,7 +82,7 @@ def problem(device: str) -> dict:
     names = ("RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
     saved = {name: os.environ.pop(name) for name in names if name in os.environ}
     try:
-        dist.init_process_group("gloo", timeout=timedelta(seconds=5))
+        dist.init_process_group("gloo", timeout=timedelta(seconds=20))
         init_error = "no error"
         dist.destroy_process_group()
     except (RuntimeError, ValueError) as err:
