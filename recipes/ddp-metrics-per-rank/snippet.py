@@ -65,7 +65,7 @@ def rank_main(rank: int, port: int, conn, how: str) -> None:
             init_method=f"tcp://127.0.0.1:{port}",
             rank=rank,
             world_size=2,
-            timeout=timedelta(seconds=5),  # a rank that never arrives fails instead of hanging
+            timeout=timedelta(seconds=20),  # a rank that never arrives fails instead of hanging
         )
         conn.send(evaluate(rank, how))
         dist.barrier()  # leave together: a rank whose peer already left can hang on exit
