@@ -84,7 +84,17 @@ def fix(device: str) -> dict:
     backbone_only = {k: v for k, v in ckpt.items() if not k.startswith("fc.")}
     finetune = Net(num_classes=5).to(device)
     ft_result = finetune.load_state_dict(backbone_only, strict=False)
+
+    def strict_load(state) -> str:
+        try:
+            Net().to(device).load_state_dict(state)
+            return "no error"
+        except RuntimeError as err:
+            return f"{type(err).__name__}: {err}"[:2000]
+
     return {
+        "load_error": strict_load(ckpt),  # the problem's strict load, on the inner model's keys
+        "compiled_load_error": strict_load(save_and_load(compiled._orig_mod.state_dict())),
         "ckpt_keys": list(ckpt)[:2],
         "missing_keys": result.missing_keys,
         "weights_loaded": torch.equal(fresh.backbone.weight, model.module.backbone.weight),
