@@ -29,6 +29,7 @@ def write_files(folder: str, device: str) -> dict:
         "lfs_pointer": LFS_POINTER,  # cloned without `git lfs pull`
         "html_page": HTML_PAGE,  # wget of a page that needs a login
         "truncated_zip": real_bytes[: len(real_bytes) // 2],  # an interrupted download
+        "truncated_small_zip": real_bytes[: 32 * 1024],  # cut off after 32 KiB
         "truncated_legacy": legacy_bytes[:-200],
         "empty_file": b"",  # a failed download that left the file behind
     }
@@ -44,7 +45,7 @@ def load_error(path: str, **kwargs) -> str:
     try:
         torch.load(path, map_location="cpu", **kwargs)
         return "no error"
-    except Exception as err:  # UnpicklingError, RuntimeError, EOFError
+    except Exception as err:  # UnpicklingError, RuntimeError, OSError, EOFError
         return f"{type(err).__name__}: {err}"[:2000]
 
 
@@ -74,6 +75,7 @@ def problem(device: str) -> dict:
             "lfs_pointer": load_error(paths["lfs_pointer"]),
             "html_page": load_error(paths["html_page"]),
             "truncated_zip": load_error(paths["truncated_zip"]),
+            "truncated_small_zip": load_error(paths["truncated_small_zip"]),
             "truncated_legacy": load_error(paths["truncated_legacy"]),
             "empty_file": load_error(paths["empty_file"]),
             # The advice in the weights-only message: it only changes which error you get.
@@ -93,6 +95,7 @@ def fix(device: str) -> dict:
             "lfs_pointer": diagnosis["lfs_pointer"],
             "html_page": diagnosis["html_page"],
             "truncated_zip": diagnosis["truncated_zip"],
+            "truncated_small_zip": diagnosis["truncated_small_zip"],
             "truncated_legacy": diagnosis["truncated_legacy"],
             "empty_file": diagnosis["empty_file"],
             "real_checkpoint": diagnosis["real"],
