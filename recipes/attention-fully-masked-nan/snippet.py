@@ -42,9 +42,12 @@ def mha(device: str, key_padding_mask, training: bool) -> dict:
         output_has_nan = bool(out.isnan().any())
         out = out.masked_fill(padding[:, :, None], 0.0)  # zeroing padded rows: too late
         out.sum().backward()
+        # need_weights=False sends the same call through SDPA instead of its own softmax.
+        no_weights = layer(x, x, x, key_padding_mask=key_padding_mask, need_weights=False)[0]
         return {
             "output_has_nan": output_has_nan,
             "grad_has_nan": bool(layer.in_proj_weight.grad.isnan().any()),
+            "no_weights_output_has_nan": bool(no_weights.isnan().any()),
         }
     layer.eval()
     with torch.no_grad():  # the inference fast path
@@ -53,7 +56,7 @@ def mha(device: str, key_padding_mask, training: bool) -> dict:
 
 
 def sdpa_fully_masked_row_is_zero(device: str) -> bool:
-    """Recent SDPA returns zeros, not NaN, for a row with no key to attend to (math kernel)."""
+    """Recent SDPA returns zeros, not NaN, for a row with no key to attend to (on CPU)."""
     torch.manual_seed(0)
     q, k, v = (torch.randn(1, 1, L, E, device=device) for _ in range(3))
     allowed = torch.ones(L, L, dtype=torch.bool, device=device)
@@ -73,6 +76,7 @@ def problem(device: str) -> dict:
         "mha_train_output_has_nan": train["output_has_nan"],
         "mha_grad_has_nan": train["grad_has_nan"],
         "mha_eval_output_has_nan": evaluation["output_has_nan"],
+        "mha_need_weights_false_has_nan": train["no_weights_output_has_nan"],
         "sdpa_fully_masked_row_is_zero": sdpa_fully_masked_row_is_zero(device),
     }
 
@@ -93,6 +97,7 @@ def fix(device: str) -> dict:
         "mha_train_output_has_nan": train["output_has_nan"],
         "mha_grad_has_nan": train["grad_has_nan"],
         "mha_eval_output_has_nan": evaluation["output_has_nan"],
+        "mha_need_weights_false_has_nan": train["no_weights_output_has_nan"],
         "sdpa_fully_masked_row_is_zero": sdpa_fully_masked_row_is_zero(device),
     }
 
