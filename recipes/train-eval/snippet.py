@@ -60,6 +60,24 @@ def trained_net(device, running_mean_class):
     return net, x_test
 
 
+def frozen_backbone_step(device: str, bn_in_eval: bool) -> bool:
+    """Fine-tune a head on a frozen backbone; report whether its BatchNorm statistics moved."""
+    torch.manual_seed(0)
+    backbone = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1d(8), nn.ReLU()).to(device)
+    head = nn.Linear(8, 1).to(device)
+    backbone.requires_grad_(False)  # "frozen": no gradients, no optimizer updates
+    model = nn.Sequential(backbone, head)
+    model.train()  # for the head's sake: it also puts the backbone's BatchNorm in training mode
+    if bn_in_eval:
+        backbone.eval()  # re-apply after every model.train()
+    before = backbone[1].running_mean.clone()
+    head_opt = torch.optim.SGD(head.parameters(), lr=0.1)
+    loss = model(torch.randn(16, 4, device=device) + 3.0).pow(2).mean()
+    loss.backward()
+    head_opt.step()
+    return not torch.equal(before, backbone[1].running_mean)
+
+
 def problem(device: str) -> dict:
     net, x_test = trained_net(device, RunningMeanNoModeCheck)
 
@@ -99,6 +117,7 @@ def problem(device: str) -> dict:
         "running_avg_changed_in_eval": not torch.equal(avg_before, net.avg.mean),
         "eval_output_requires_grad": out3.requires_grad,
         "custom_dropout_zeros_in_eval": int((y == 0).sum()),
+        "frozen_bn_running_mean_changed": frozen_backbone_step(device, bn_in_eval=False),
     }
 
 
@@ -132,6 +151,7 @@ def fix(device: str) -> dict:
         "running_avg_changed_in_train": not torch.equal(avg_before, net.avg.mean),
         "eval_output_requires_grad": out1.requires_grad,
         "custom_dropout_zeros_in_eval": int((y == 0).sum()),
+        "frozen_bn_running_mean_changed": frozen_backbone_step(device, bn_in_eval=True),
     }
 
 
