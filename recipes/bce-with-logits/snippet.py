@@ -12,6 +12,18 @@ def make_batch(device: str):
     return z, y
 
 
+def with_logits(device: str, squash_first: bool) -> dict:
+    """BCEWithLogitsLoss on the logits, or on sigmoid(logits): the opposite mistake."""
+    z, y = make_batch(device)
+    inputs = torch.sigmoid(z) if squash_first else z  # BUG when True: a second sigmoid inside
+    loss = torch.nn.BCEWithLogitsLoss(reduction="none")(inputs, y)
+    loss.sum().backward()
+    return {
+        "with_logits_max_loss": round(loss.max().item(), 3),
+        "with_logits_max_abs_grad": z.grad.abs().max().item(),
+    }
+
+
 def problem(device: str) -> dict:
     z, y = make_batch(device)
     p = torch.sigmoid(z)  # float32: exactly 1.0 for z = 30, exactly 0.0 for z = -200
@@ -26,7 +38,14 @@ def problem(device: str) -> dict:
             logits_into_bce = "no error"
         except RuntimeError as err:
             logits_into_bce = f"{type(err).__name__}: {err}"[:2000]
+        # The same message for a NaN probability, after training diverged.
+        try:
+            F.binary_cross_entropy(torch.tensor([float("nan")]), torch.tensor([1.0]))
+            nan_into_bce = "no error"
+        except RuntimeError as err:
+            nan_into_bce = f"{type(err).__name__}: {err}"[:2000]
     else:
+        nan_into_bce = "not run: a device-side assert on this device"
         logits_into_bce = "not run: a device-side assert on this device"
 
     # Mixed precision on CUDA refuses BCELoss altogether.
@@ -45,7 +64,9 @@ def problem(device: str) -> dict:
         "grad": [round(v, 4) for v in z.grad.tolist()],
         "grad_is_zero": (z.grad == 0).tolist(),
         "logits_into_bce": logits_into_bce,
+        "nan_into_bce": nan_into_bce,
         "autocast_bce": autocast_bce,
+        **with_logits(device, squash_first=True),
     }
 
 
@@ -64,6 +85,7 @@ def fix(device: str) -> dict:
         "grad": [round(v, 4) for v in z.grad.tolist()],
         "grad_is_zero": (z.grad == 0).tolist(),
         "autocast_loss_is_finite": autocast_ok,
+        **with_logits(device, squash_first=False),
     }
 
 
