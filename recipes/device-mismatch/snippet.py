@@ -16,6 +16,12 @@ class Scorer(nn.Module):
         return self.proj(x) * mask
 
 
+class LazyHead(nn.Module):
+    def forward(self, x):
+        head = nn.Linear(x.shape[1], 3)  # BUG: a module built in forward lives on the CPU
+        return head(x)
+
+
 class FixedScorer(Scorer):
     def forward(self, x):
         mask = torch.ones(x.shape[0], 3, device=x.device)  # follows the input
@@ -37,6 +43,8 @@ def problem(device: str) -> dict:
     x = torch.randn(2, 4)
     labels = torch.tensor([0, 2])
     logits = model.proj(x.to(device))
+    conv = nn.Conv2d(1, 2, 3)  # .to(device) forgotten
+    images = torch.randn(1, 1, 5, 5)
     return {
         # 1) The batch was never moved.
         "input_left_on_cpu": attempt(lambda: model(x)),
@@ -44,6 +52,10 @@ def problem(device: str) -> dict:
         "tensor_made_in_forward": attempt(lambda: model(x.to(device))),
         # 3) The targets were never moved.
         "target_left_on_cpu": attempt(lambda: F.cross_entropy(logits, labels)),
+        # 4) A conv model that was never moved, fed a moved batch.
+        "conv_model_left_on_cpu": attempt(lambda: conv(images.to(device))),
+        # 5) A module created inside forward: never registered, never moved.
+        "module_made_in_forward": attempt(lambda: LazyHead()(x.to(device))),
         # A 0-dim CPU tensor is the exception: it is treated like a Python number.
         "zero_dim_cpu_tensor": attempt(lambda: logits * torch.tensor(0.5)),
     }
@@ -56,7 +68,15 @@ def fix(device: str) -> dict:
     labels = torch.tensor([0, 2]).to(device)
     loss = F.cross_entropy(model(x), labels)
     loss.backward()
+    conv = nn.Conv2d(1, 2, 3).to(device)
+    head = nn.Linear(4, 3).to(device)  # built in __init__, moved with the model
     return {
+        # The problem's calls, with everything on one device.
+        "input_left_on_cpu": attempt(lambda: model(x)),
+        "tensor_made_in_forward": attempt(lambda: model(x)),
+        "target_left_on_cpu": attempt(lambda: F.cross_entropy(model(x), labels)),
+        "conv_model_left_on_cpu": attempt(lambda: conv(torch.randn(1, 1, 5, 5).to(device))),
+        "module_made_in_forward": attempt(lambda: head(x)),
         "loss_is_finite": bool(torch.isfinite(loss)),
         "grad_is_finite": bool(torch.isfinite(model.proj.weight.grad).all()),
     }
