@@ -4,7 +4,7 @@ import torch
 import torch.nn.functional as F
 
 
-def distinct_index_add_results(device: str, runs: int = 5) -> int:
+def distinct_index_add_results(device: str, runs: int = 20) -> int:
     """Sum 200k values into 8 bins, several times; count the different answers."""
     torch.manual_seed(0)
     values = torch.randn(200_000, device=device)
