@@ -39,7 +39,7 @@ def problem(device: str) -> dict:
     if torch.device(device).type != "cuda":
         return {"skipped": "the caching allocator and its settings are CUDA's"}
     weights = torch.zeros(MIB, device=device)  # CUDA is up and allocating (the model is on it)...
-    before = os.environ.get("PYTORCH_CUDA_ALLOC_CONF")
+    before = os.environ.get("PYTORCH_CUDA_ALLOC_CONF")  # what the allocator really started with
     os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "expandable_segments:True"  # ...so this is too late
     try:
         torch.cuda.empty_cache()
@@ -65,7 +65,7 @@ def problem(device: str) -> dict:
         oom_message = "no error"
     except torch.cuda.OutOfMemoryError as err:
         oom_message = f"{type(err).__name__}: {err}"[:2000]
-    return {**summarize(late), "oom_message": oom_message}
+    return {**summarize(late), "oom_message": oom_message, "alloc_conf_at_start": str(before)}
 
 
 def fix(device: str) -> dict:
