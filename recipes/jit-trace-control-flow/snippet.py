@@ -27,12 +27,24 @@ class PostprocessFixed(nn.Module):
 def trace(model: nn.Module, example: torch.Tensor):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        # check_trace re-runs the same example, so it could not notice a frozen branch anyway
+        # check_trace (on by default) re-traces with check_inputs, which default to the example
+        # itself: it takes the same path. check_with() below runs the check with other inputs.
         traced = torch.jit.trace(model, example, check_trace=False)
     messages = [(w.category.__name__, str(w.message)) for w in caught]
     tracer = {text.split(". ")[0] for kind, text in messages if kind == "TracerWarning"}
     deprecation = [f"{kind}: {text}" for kind, text in messages if "deprecated" in text]
     return traced, sorted(tracer), deprecation[0][:300] if deprecation else "none"
+
+
+def check_with(model: nn.Module, example: torch.Tensor, others: list) -> str:
+    """Trace with check_inputs that take other paths: the sanity check compares the traces."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the warnings were collected by trace() already
+        try:
+            torch.jit.trace(model, example, check_inputs=[(t,) for t in others])
+            return "no error"
+        except torch.jit.TracingCheckError as err:
+            return f"{type(err).__name__}: {err}"[:300]
 
 
 def report(model: nn.Module, device: str) -> dict:
@@ -45,6 +57,7 @@ def report(model: nn.Module, device: str) -> dict:
         "negative_input_matches_eager": torch.equal(traced(negative), model(negative)),
         "batch_of_5_matches_eager": torch.equal(traced(batch_of_5), model(batch_of_5)),
         "jit_trace_deprecation": deprecation,
+        "check_inputs_error": check_with(model, example, [negative, batch_of_5]),
     }
 
 
