@@ -1,4 +1,4 @@
-"""Tensors created under torch.inference_mode() can never enter autograd afterwards."""
+"""Tensors created under torch.inference_mode() can never be saved for backward afterwards."""
 
 import torch
 import torch.nn.functional as F
@@ -22,6 +22,12 @@ def attempt(step) -> str:
     return "no error"
 
 
+def add_to_weight(feats) -> str:
+    """An op that does not save `feats` for backward: (feats + w)'s gradient needs only w's."""
+    w = torch.ones(feats.shape[1], device=feats.device, requires_grad=True)
+    return attempt(lambda: (feats + w).sum().backward())
+
+
 def problem(device: str) -> dict:
     backbone, head, x, y = setup(device)
     # Precompute the frozen backbone's features once, "as fast as possible".
@@ -36,6 +42,7 @@ def problem(device: str) -> dict:
     saliency = attempt(lambda: feats.requires_grad_())
     return {
         "feats_is_inference": feats.is_inference(),
+        "add_error": add_to_weight(feats),
         "train_head_error": train_head,
         "inplace_error": normalise,
         "requires_grad_error": saliency,
@@ -61,6 +68,7 @@ def fix(device: str) -> dict:
     F.mse_loss(head(usable), y).backward()
     return {
         "feats_is_inference": feats.is_inference(),
+        "add_error": add_to_weight(feats),
         "train_head_error": train_head,
         "inplace_error": normalise,
         "requires_grad_error": saliency,
