@@ -5,6 +5,7 @@ shapes), but it must produce one graph for every input, so it cannot keep one br
 """
 
 import torch
+import torch._dynamo
 from torch import nn
 from torch.export import export
 
@@ -44,10 +45,12 @@ def export_and_check(model: nn.Module, example: torch.Tensor, other: torch.Tenso
 
 
 def report(sign_model: nn.Module, count_model: nn.Module, device: str) -> dict:
+    torch._dynamo.reset()  # strict export (the default on 2.4/2.6) traces with dynamo
     ones = torch.ones(4, device=device)
     sign, sign_ok = export_and_check(sign_model, ones, -ones)  # the other branch
     sparse = torch.tensor([0.0, 0.0, 0.0, 1.0], device=device)
     count, count_ok = export_and_check(count_model, ones, sparse)
+    torch._dynamo.reset()  # nothing traced outlives this side
     return {
         "branch_on_value": sign,
         "branch_on_value_other_input_ok": sign_ok,

@@ -5,6 +5,7 @@ always specialised: a batch of 1 cannot stand for "any batch size".
 """
 
 import torch
+import torch._dynamo
 from torch import nn
 from torch.export import Dim, export
 
@@ -34,12 +35,15 @@ def export_then_run(example: torch.Tensor, batch_dim) -> str:
 
 def report(example: torch.Tensor) -> dict:
     hints = hasattr(Dim, "AUTO")  # Dim.DYNAMIC and Dim.AUTO arrived after 2.4
-    return {
+    torch._dynamo.reset()  # strict export (the default on 2.4/2.6) traces with dynamo
+    observations = {
         "without_dynamic_shapes": export_then_run(example, None),
         "with_dim": export_then_run(example, Dim("batch")),
         "with_dim_dynamic": export_then_run(example, Dim.DYNAMIC) if hints else "n/a",
         "with_dim_auto": export_then_run(example, Dim.AUTO) if hints else "n/a",
     }
+    torch._dynamo.reset()  # nothing traced outlives this side
+    return observations
 
 
 def problem(device: str) -> dict:
