@@ -44,7 +44,10 @@ def run(device: str, keep) -> dict:
         "read_kept_outputs": read_all(outputs),
     }
     if observations["read_kept_outputs"] == "no error":
-        observations["match_eager"] = all(map(torch.allclose, outputs, expected))
+        # inductor's fused kernels may sum in another order than eager: compare with a tolerance
+        observations["match_eager"] = all(
+            torch.allclose(out, ref, rtol=1e-4, atol=1e-4) for out, ref in zip(outputs, expected)
+        )
     del outputs
     torch._dynamo.reset()  # nothing compiled (and no CUDA graph pool) outlives this side
     return observations
