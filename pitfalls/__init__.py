@@ -4,7 +4,9 @@ The package splits into a registry (recipes as data), a runner (the only code th
 torch, always in a child process) and two faces over them: the CLI and the TUI.
 """
 
-__version__ = "0.1.0"
+from pitfalls._version import __version__
+
+__all__ = ["__version__", "load_ipython_extension", "unload_ipython_extension"]
 
 
 def load_ipython_extension(ip) -> None:  # noqa: ANN001 - IPython's shell, not imported here

@@ -6,7 +6,8 @@ import sys
 def main() -> None:
     """Open the TUI when that is all the command line asks for; otherwise start parsing a
     cold catalogue before Typer is imported, then run the CLI."""
-    from pitfalls import _startup, tui_launch
+    from pitfalls import _startup
+    from pitfalls.tui import launch as tui_launch
 
     try:
         if tui_launch.open_directly(sys.argv[1:]):

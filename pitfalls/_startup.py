@@ -76,8 +76,8 @@ def prefetch(argv: list[str]) -> None:
         return
     if chosen != "1" and not _idle_cpu():
         return
-    from pitfalls.cache import cache_dir, cache_file
-    from pitfalls.registry import Source, builtin_dir, path_sources
+    from pitfalls.catalogue.cache import cache_dir, cache_file
+    from pitfalls.catalogue.registry import Source, builtin_dir, path_sources
 
     if cache_dir() is None:
         return
@@ -160,16 +160,16 @@ def _child_body(fd: int, kinds: tuple[str, ...], page: tuple[str, str | None] | 
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)
-        from pitfalls.registry import Registry
+        from pitfalls.catalogue.registry import Registry
 
         registry = Registry.load()
         if "search" in kinds:
-            from pitfalls.search_index import attach_indexes
+            from pitfalls.search.index import attach_indexes
 
             attach_indexes(list(registry))
         os.write(fd, CATALOGUE)
         if page is not None:
-            from pitfalls.page import prepare_page
+            from pitfalls.render.page import prepare_page
 
             prepare_page(registry, *page)
             os.write(fd, PAGE)

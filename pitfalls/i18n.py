@@ -72,7 +72,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "No {wanted} prose for this recipe; showing {used}.",
         "zh": "该条目没有{wanted}版正文，以下显示{used}版。",
     },
-    # the record of torch versions a recipe was checked on (pitfalls/checked.py)
+    # the record of torch versions a recipe was checked on (pitfalls/catalogue/checked.py)
     "checked.label": {"en": "record", "zh": "检验记录"},
     "checked.held": {"en": "checked on torch {groups}", "zh": "已在 torch {groups}上检验"},
     "checked.group": {
@@ -206,7 +206,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "run.skipped": {"en": "skipped: {reason}", "zh": "已跳过：{reason}"},
     "run.n_a": {"en": "n/a here", "zh": "此处不适用"},
-    # charts drawn from series observations (pitfalls/charts.py)
+    # charts drawn from series observations (pitfalls/render/charts.py)
     "chart.summary": {
         "en": "{series} series × {points} points",
         "zh": "{series} 组序列 × {points} 个点",

@@ -13,8 +13,8 @@ import shlex
 import traceback
 from typing import Any
 
+from pitfalls.catalogue.registry import Registry
 from pitfalls.i18n import choose_language, t
-from pitfalls.registry import Registry
 
 _STATE: dict[str, Any] = {"registry": None, "callback": None}
 USAGE = "usage: %pitfalls show ID | run ID [--device D] | search WORDS  [--lang en|zh]"
@@ -42,7 +42,7 @@ def _display_markdown(ip: Any, markdown: str) -> None:
 
 def hint_for(error: BaseException, lang: str | None = None) -> str | None:
     """The Markdown hint for an exception a cell raised, or None when no recipe is confident."""
-    from pitfalls.search import best_match
+    from pitfalls.search.ranking import best_match
 
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     hit = best_match(_registry(), text)
@@ -101,7 +101,7 @@ def pitfalls_magic(line: str) -> None:
     if verb == "search":
         _search(ip, " ".join(rest), lang)
         return
-    from pitfalls.registry import ResolveError
+    from pitfalls.catalogue.registry import ResolveError
 
     try:
         recipe = _registry().resolve(rest[0])
@@ -115,7 +115,7 @@ def pitfalls_magic(line: str) -> None:
             print(f"pitfalls: {t('err.unknown', lang, word=err.word)} {hint}")
         return
     if verb == "show":
-        from pitfalls.page import page_markdown
+        from pitfalls.render.page import page_markdown
 
         used, prose = recipe.prose_with_fallback(lang)
         _display_markdown(ip, page_markdown(recipe, used, prose))
@@ -129,7 +129,7 @@ def pitfalls_magic(line: str) -> None:
 
 
 def _search(ip: Any, query: str, lang: str) -> None:
-    from pitfalls.search import search
+    from pitfalls.search.ranking import search
 
     hits = [h for h in search(_registry(), query, limit=5) if h.confident]
     if not hits:
@@ -140,7 +140,7 @@ def _search(ip: Any, query: str, lang: str) -> None:
 
 
 def _run(recipe: Any, device: str, lang: str) -> None:
-    from pitfalls.render import plain_lines
+    from pitfalls.render.results import plain_lines
     from pitfalls.runner import RunnerUnavailable, run_recipe, valid_device
 
     if not valid_device(device):

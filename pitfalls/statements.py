@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pitfalls.model import SIDES, Expectation
+from pitfalls.catalogue.model import SIDES, Expectation
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
     from pitfalls.runner.result import RunResult
 
 CLAIM = "claim"

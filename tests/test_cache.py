@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROBUST
-from pitfalls.registry import Registry, Source
+from pitfalls.catalogue.registry import Registry, Source
 
 
 @pytest.fixture

@@ -19,12 +19,12 @@ from rich.console import Console
 from rich.markdown import Markdown
 from typer.testing import CliRunner
 
-from pitfalls import render
+from pitfalls.catalogue.model import LANGS
+from pitfalls.catalogue.registry import Registry, builtin_dir
 from pitfalls.cli import app
-from pitfalls.model import LANGS
-from pitfalls.page import page_markdown, page_renderable, plain_fences, rendered_page
-from pitfalls.registry import Registry, builtin_dir
-from pitfalls.search_index import attach_indexes, build_index
+from pitfalls.render import results as render
+from pitfalls.render.page import page_markdown, page_renderable, plain_fences, rendered_page
+from pitfalls.search.index import attach_indexes, build_index
 
 runner = CliRunner()
 

@@ -21,7 +21,11 @@ from typer.testing import CliRunner
 
 import pitfalls.cli.execute as execute
 from conftest import FIXTURES, TESTS, needs_torch, run_cli
-from pitfalls.charts import (
+from pitfalls.catalogue.loader import RecipeError, parse_plot
+from pitfalls.catalogue.model import Plot
+from pitfalls.catalogue.registry import Registry, Source
+from pitfalls.cli import app
+from pitfalls.render.charts import (
     build_charts,
     chart_renderable,
     format_number,
@@ -30,10 +34,6 @@ from pitfalls.charts import (
     observations_of,
     series_problem,
 )
-from pitfalls.cli import app
-from pitfalls.loader import RecipeError, parse_plot
-from pitfalls.model import Plot
-from pitfalls.registry import Registry, Source
 from pitfalls.tui.fakes import FakeRunner
 
 CHARTS = FIXTURES / "tui_charts"
@@ -371,7 +371,7 @@ def test_a_real_piped_run_prints_no_chart() -> None:
 
 
 def test_the_chart_fixture_is_a_clean_recipe() -> None:
-    from pitfalls.lint import lint_paths
+    from pitfalls.authoring.lint import lint_paths
 
     findings, _ = lint_paths([Path(CHARTS)])
     assert [f for f in findings if f.severity == "error"] == []

@@ -287,7 +287,7 @@ def test_diff_previews_without_writing(tmp_path: Path) -> None:
 
 
 def test_a_fix_that_breaks_the_syntax_is_reverted(monkeypatch, tmp_path: Path) -> None:
-    from pitfalls.check import rules_api
+    from pitfalls.check.rules import api_changes as rules_api
 
     monkeypatch.setitem(rules_api.NUMPY_REMOVED, "float", "float(")
     path = write(tmp_path, "a.py", "import numpy as np\nx = np.float\n")
@@ -296,8 +296,8 @@ def test_a_fix_that_breaks_the_syntax_is_reverted(monkeypatch, tmp_path: Path) -
 
 
 def test_parallel_and_serial_agree(tmp_path: Path) -> None:
+    from pitfalls.catalogue.rule_table import resolve_selection
     from pitfalls.check.driver import PARALLEL_MIN_FILES, Settings, check_files
-    from pitfalls.check.rules import resolve_selection
 
     files = []
     for index in range(PARALLEL_MIN_FILES + 6):

@@ -7,9 +7,7 @@ import shutil
 from pathlib import Path
 
 from conftest import FIXTURES, REPO
-from pitfalls.check.checker import DOC_START, DOCS, load_rule_modules
-from pitfalls.check.driver import Settings, check_text
-from pitfalls.check.rules import (
+from pitfalls.catalogue.rule_table import (
     CODE_SHAPE,
     PREFIX,
     RULES,
@@ -19,6 +17,8 @@ from pitfalls.check.rules import (
     rules_for_recipe,
     rules_table,
 )
+from pitfalls.check.checker import DOC_START, DOCS, load_rule_modules
+from pitfalls.check.driver import Settings, check_text
 
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "Use instead:")
 
@@ -42,7 +42,7 @@ def test_every_rule_is_checked_and_documented_with_ruffs_sections() -> None:
 
 
 def test_every_rules_recipe_exists_in_the_catalogue() -> None:
-    from pitfalls.registry import Registry
+    from pitfalls.catalogue.registry import Registry
 
     registry = Registry.load()
     known = set(registry.recipes)
@@ -74,8 +74,8 @@ def test_readme_rule_table_matches_the_registry() -> None:
     match = re.search(r"<!-- rules:start[^\n]*-->\n(.*?)<!-- rules:end -->", readme, re.S)
     assert match, "README.md has no generated rule table"
     assert match.group(1) == rules_table(), (
-        "README rule table is stale; paste in `python -c 'from pitfalls.check.rules import "
-        'rules_table; print(rules_table(), end="")\'`'
+        "README rule table is stale; paste in `python -c 'from pitfalls.catalogue.rule_table "
+        'import rules_table; print(rules_table(), end="")\'`'
     )
 
 
@@ -104,7 +104,7 @@ def test_declared_fix_availability_matches_what_rules_emit() -> None:
 
 
 def test_lint_forbids_aliases_shaped_like_rule_codes(tmp_path: Path) -> None:
-    from pitfalls.lint_checks import check_recipe
+    from pitfalls.authoring.lint_checks import check_recipe
 
     folder = tmp_path / "narrow"
     shutil.copytree(REPO / "recipes" / "narrow", folder)

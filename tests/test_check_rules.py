@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES
+from pitfalls.catalogue.rule_table import RULES, resolve_selection
 from pitfalls.check.driver import Settings, check_text
-from pitfalls.check.rules import RULES, resolve_selection
 
 CHECK = FIXTURES / "check"
 EXPECT = re.compile(r"#\s*expect:\s*((?:PFL\d+\s*)+)")

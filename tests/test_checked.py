@@ -17,7 +17,7 @@ from types import ModuleType
 import pytest
 
 from conftest import FIXTURES, REPO, run_cli
-from pitfalls.checked import (
+from pitfalls.catalogue.checked import (
     STATUSES,
     disagreements,
     load_record,
@@ -27,8 +27,8 @@ from pitfalls.checked import (
     summary,
     summary_line,
 )
-from pitfalls.loader import load_recipe
-from pitfalls.registry import Registry, Source, builtin_dir
+from pitfalls.catalogue.loader import load_recipe
+from pitfalls.catalogue.registry import Registry, Source, builtin_dir
 
 CATALOGUE = Registry.load([Source(builtin_dir(), "built-in")], packs=False)
 RECORD = load_record(record_path(builtin_dir()))
@@ -75,7 +75,7 @@ def test_record_is_well_formed() -> None:
 
 def test_one_recipes_rows_parse_alone_as_in_the_whole_record() -> None:
     """`show` parses only its recipe's lines of the record: the same rows as a full parse."""
-    from pitfalls.checked import _rows_of_one
+    from pitfalls.catalogue.checked import _rows_of_one
 
     path = record_path(builtin_dir())
     if not path.is_file():
@@ -207,7 +207,7 @@ def test_show_and_list_json_carry_the_record(tmp_path: Path) -> None:
 def test_the_page_cache_follows_the_record(tmp_path: Path, monkeypatch) -> None:
     """A rendered page is cached by file signatures: the record must be one of them."""
     from pitfalls.cli.browse import rendered_page
-    from pitfalls.page import page_markdown
+    from pitfalls.render.page import page_markdown
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     path = _recorded_folder(tmp_path, [_row("2.0.1")])
@@ -227,7 +227,8 @@ def test_the_page_cache_follows_the_record(tmp_path: Path, monkeypatch) -> None:
 
 def test_summary_reads_torch_version_without_importing_it(tmp_path: Path) -> None:
     code = (
-        "import sys\nfrom pitfalls.checked import installed_torch\nprint(installed_torch())\n"
+        "import sys\nfrom pitfalls.catalogue.checked import installed_torch\n"
+        "print(installed_torch())\n"
         "assert 'torch' not in sys.modules\n"
     )
     import subprocess

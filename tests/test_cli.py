@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import ROBUST, assert_no_traceback, needs_torch, run_cli
-from pitfalls import __version__
+from pitfalls._version import __version__
 from pitfalls.cli import app
 
 runner = CliRunner()
@@ -75,7 +75,7 @@ def test_show_in_chinese_and_by_alias() -> None:
 
 
 def test_show_code_is_exactly_the_snippet() -> None:
-    from pitfalls.registry import Registry
+    from pitfalls.catalogue.registry import Registry
 
     result = invoke("show", "focal-loss", "--code")
     assert result.stdout == Registry.load().resolve("focal-loss").snippet()

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, needs_torch, run_cli
-from pitfalls.discriminate import BOTH_HOLD, NO_CLAIM, findings
-from pitfalls.model import Expectation, Recipe
+from pitfalls.catalogue.model import Expectation, Recipe
+from pitfalls.catalogue.verdict import evaluate
+from pitfalls.runner.discriminate import BOTH_HOLD, NO_CLAIM, findings
 from pitfalls.runner.result import RunResult
-from pitfalls.verdict import evaluate
 
 CLAIMS = FIXTURES / "claims"
 ENV = {"PITFALLS_PATH": str(CLAIMS)}

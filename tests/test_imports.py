@@ -68,7 +68,7 @@ def test_a_piped_run_of_a_recipe_with_a_chart_imports_no_plotting_library() -> N
 def test_the_registry_never_imports_snippets() -> None:
     code = (
         "import sys\n"
-        "from pitfalls.registry import Registry\n"
+        "from pitfalls.catalogue.registry import Registry\n"
         "registry = Registry.load()\n"
         "[r.expectations for r in registry]\n"
         "assert len(registry) >= 9\n"

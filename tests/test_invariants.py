@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, needs_torch, run_cli
-from pitfalls.checked import revision
+from pitfalls.catalogue.checked import revision
+from pitfalls.catalogue.loader import RecipeError, load_recipe, parse_expectation
+from pitfalls.catalogue.model import THEMES, Expectation, Recipe
+from pitfalls.catalogue.registry import Registry, Source
+from pitfalls.catalogue.verdict import evaluate
 from pitfalls.i18n import t
-from pitfalls.loader import RecipeError, load_recipe, parse_expectation
-from pitfalls.model import THEMES, Expectation, Recipe
-from pitfalls.registry import Registry, Source
 from pitfalls.runner.result import RunResult
-from pitfalls.verdict import evaluate
 
 CLAIMS = FIXTURES / "claims"
 
@@ -68,7 +68,7 @@ def test_a_failing_invariant_fails_the_run_though_both_sides_hold() -> None:
     assert broken.reproduced and broken.fixed  # read from the claims alone
     assert not broken.invariants_held
     assert broken.status == "claim_failed" and broken.exit_code == 1
-    from pitfalls.render import verdict_text
+    from pitfalls.render.results import verdict_text
 
     assert verdict_text(broken, "en") == t("run.verdict.invariant_failed", "en")
     data = broken.to_dict()
@@ -166,7 +166,7 @@ def test_run_shows_a_failing_invariant_and_exits_1() -> None:
 
 
 def test_lint_reports_an_unknown_theme_and_accepts_invariants(tmp_path: Path) -> None:
-    from pitfalls.lint import lint_paths
+    from pitfalls.authoring.lint import lint_paths
 
     folder = tmp_path / "fixture-pit028"
     shutil.copytree(FIXTURES / "lint" / "PIT028" / "fixture-pit028", folder)

@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import pitfalls.lint as lint_module
-import pitfalls.lint_checks as checks
+import pitfalls.authoring.lint as lint_module
+import pitfalls.authoring.lint_checks as checks
+from pitfalls.authoring.lint import CODES, lint_paths
+from pitfalls.authoring.prose import code_blocks, is_excerpt, parse
+from pitfalls.catalogue.registry import builtin_dir
 from pitfalls.cli import app
-from pitfalls.lint import CODES, lint_paths
-from pitfalls.prose import code_blocks, is_excerpt, parse
-from pitfalls.registry import builtin_dir
 
 LINT_FIXTURES = Path(__file__).resolve().parent / "fixtures" / "lint"
 CLEAN = LINT_FIXTURES / "clean" / "fixture-clean"

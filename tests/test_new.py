@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from pitfalls.authoring.lint import lint_paths
+from pitfalls.authoring.prose import parse
+from pitfalls.catalogue.loader import load_recipe
+from pitfalls.catalogue.model import SECTIONS
 from pitfalls.cli import app
-from pitfalls.lint import lint_paths
-from pitfalls.loader import load_recipe
-from pitfalls.model import SECTIONS
-from pitfalls.prose import parse
 
 try:
     from importlib.util import find_spec

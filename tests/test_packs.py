@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pitfalls.registry import Registry, Source, builtin_dir
+from pitfalls.catalogue.registry import Registry, Source, builtin_dir
 
 PACKS = Path(__file__).resolve().parent / "fixtures" / "packs"
 EXAMPLE = PACKS / "pitfalls_examplepack" / "recipes" / "example-clamp"
@@ -82,7 +82,7 @@ def test_pack_recipes_are_listed_with_the_pack_as_source(tmp_path: Path) -> None
 def test_packs_are_listed_without_importing_their_code(tmp_path: Path) -> None:
     probe = (
         "import os, sys\n"
-        "from pitfalls.registry import Registry\n"
+        "from pitfalls.catalogue.registry import Registry\n"
         "registry = Registry.load()\n"
         "print(registry.resolve('example-clamp').source)\n"
         "print(sorted(m for m in ('torch', 'pitfalls_examplepack') if m in sys.modules))\n"

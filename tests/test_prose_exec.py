@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pitfalls.lint import recipe_folders
-from pitfalls.prose import code_blocks
-from pitfalls.registry import builtin_dir
+from pitfalls.authoring.lint import recipe_folders
+from pitfalls.authoring.prose import code_blocks
+from pitfalls.catalogue.registry import builtin_dir
 
 try:
     from importlib.util import find_spec

@@ -7,8 +7,8 @@ import random
 import pytest
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
-from pitfalls.loader import _PLAIN_RANGE, RecipeError, check_specifier
-from pitfalls.registry import Registry
+from pitfalls.catalogue.loader import _PLAIN_RANGE, RecipeError, check_specifier
+from pitfalls.catalogue.registry import Registry
 
 HAND_PICKED = [
     ">=2.1",

@@ -12,9 +12,9 @@ import time
 import pytest
 
 from conftest import listening_socket_owners, marked_processes, needs_torch, run_cli, shm_files
-from pitfalls.model import SECTIONS
-from pitfalls.prose import code_blocks, is_excerpt, parse
-from pitfalls.registry import Registry, Source, builtin_dir
+from pitfalls.authoring.prose import code_blocks, is_excerpt, parse
+from pitfalls.catalogue.model import SECTIONS
+from pitfalls.catalogue.registry import Registry, Source, builtin_dir
 
 CATALOGUE = Registry.load([Source(builtin_dir(), "built-in")])
 IDS = sorted(CATALOGUE.recipes)
@@ -71,7 +71,7 @@ def test_recipe_reproduces_and_fixes_on_cpu(verified: dict[str, dict], recipe_id
 @needs_torch
 @pytest.mark.parametrize("recipe_id", IDS)
 def test_claims_tell_problem_from_fix_on_cpu(verified: dict[str, dict], recipe_id: str) -> None:
-    """verify's discrimination check (pitfalls.discriminate): no claim that also holds on the
+    """verify's discrimination check (pitfalls.runner.discriminate): no claim that also holds on the
     other side's observation, no side without a claim that the other side fails."""
     run = verified[recipe_id]
     found = [f"{f['side']}: {f['message']}" for f in run.get("findings", [])]

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROBUST, assert_no_traceback, needs_torch, run_cli, wait_gone
-from pitfalls.cache import CACHE_VERSION
+from pitfalls.catalogue.cache import CACHE_VERSION
 
 REDTEAM = FIXTURES / "redteam"
 START_METHODS = ["fork", "spawn"] if sys.platform.startswith("linux") else ["spawn"]

@@ -82,8 +82,8 @@ def test_ten_megabytes_on_stdin_are_searched_quickly_by_their_end() -> None:
 
 
 def test_a_huge_query_is_ranked_by_its_tail_only() -> None:
-    from pitfalls.registry import Registry
-    from pitfalls.search import MAX_QUERY_CHARS, best_match
+    from pitfalls.catalogue.registry import Registry
+    from pitfalls.search.ranking import MAX_QUERY_CHARS, best_match
 
     registry = Registry.load()
     query = "x " * (MAX_QUERY_CHARS * 4) + "\n" + INPLACE

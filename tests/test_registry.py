@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from conftest import MALFORMED, ROBUST
+from pitfalls.catalogue.registry import Registry, ResolveError, Source, builtin_dir, path_sources
 from pitfalls.i18n import choose_language
-from pitfalls.registry import Registry, ResolveError, Source, builtin_dir, path_sources
 
 SEED_IDS = {
     "focal-loss": ["clamp", "clamp-before-log"],

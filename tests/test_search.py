@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from pitfalls.registry import Registry
-from pitfalls.search import Query, best_match, search
+from pitfalls.catalogue.registry import Registry
+from pitfalls.search.ranking import Query, best_match, search
 
 QUESTIONS = [
     ("gradients keep accumulating every iteration", "zero-grad-missing"),
@@ -296,7 +296,7 @@ def test_pytest_repeating_the_exception_type_is_not_the_final_error() -> None:
 
 
 def test_verb_and_plural_forms_meet() -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     forms = ["accumulate", "accumulates", "accumulated", "accumulating"]
     assert len({tuple(tokens(word)) for word in forms}) == 1
@@ -311,7 +311,7 @@ def test_verb_and_plural_forms_meet() -> None:
 
 
 def test_a_method_named_like_a_stopword_is_a_token() -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     assert "to" in tokens("tensor.to(device) does not move it")
     assert "to" in tokens("why does model.to work but tensor.to not")
@@ -320,7 +320,7 @@ def test_a_method_named_like_a_stopword_is_a_token() -> None:
 
 
 def test_camel_case_names_with_acronyms_split_and_their_parts_weigh_less() -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     parts: set[str] = set()
     found = tokens("BCEWithLogitsLoss on the loss, and batch_first", parts)
@@ -331,7 +331,7 @@ def test_camel_case_names_with_acronyms_split_and_their_parts_weigh_less() -> No
 
 
 def test_traditional_chinese_searches_like_simplified(catalogue) -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     assert tokens("損失函數變成 nan") == tokens("损失函数变成 nan")
     # Taiwan's words for memory, data and program.
@@ -348,7 +348,7 @@ def test_traditional_chinese_searches_like_simplified(catalogue) -> None:
 
 
 def test_terminal_colours_do_not_glue_to_words() -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     assert tokens("\x1b[1;31mRuntimeError\x1b[0m: \x1b[35mgradient\x1b[0m") == tokens(
         "RuntimeError: gradient"
@@ -370,7 +370,7 @@ def test_a_typo_is_corrected_to_a_word_the_catalogue_knows(catalogue) -> None:
 
 
 def test_a_typo_candidate_is_one_edit_away_and_not_a_shorter_word() -> None:
-    from pitfalls.search_index import tokens, typo_candidates
+    from pitfalls.search.index import tokens, typo_candidates
 
     assert tokens("memory")[0] in typo_candidates(tokens("memmory")[0])
     assert tokens("optimizer")[0] in typo_candidates(tokens("optimzer")[0])
@@ -385,7 +385,7 @@ def test_words_guessed_from_typos_are_no_ground_for_confidence(catalogue) -> Non
 
 
 def test_pasted_errors_are_not_typo_corrected(catalogue) -> None:
-    from pitfalls import search as module
+    from pitfalls.search import ranking as module
 
     calls = []
     original = module._correct_typos
@@ -408,7 +408,7 @@ def test_a_question_that_leaves_half_the_query_unexplained_is_not_confident(cata
 
 
 def test_an_index_of_an_older_version_or_shape_is_rebuilt(catalogue) -> None:
-    from pitfalls.search_index import INDEX_VERSION, build_index, valid_index
+    from pitfalls.search.index import INDEX_VERSION, build_index, valid_index
 
     recipe = next(iter(catalogue))
     index = build_index(recipe)
@@ -454,7 +454,7 @@ def test_chinese_questions_rank_their_recipe_first(catalogue) -> None:
 
 
 def test_a_known_chinese_word_is_one_token_and_no_bigram_crosses_it() -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     # 损失函数变成: 失函 and 数变 join two words.
     assert not {"失函", "数变"} & set(tokens("损失函数变成 nan"))
@@ -465,7 +465,7 @@ def test_a_known_chinese_word_is_one_token_and_no_bigram_crosses_it() -> None:
 
 
 def test_a_chinese_term_is_also_the_english_word_recipes_use(catalogue) -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     for chinese, english in [
         ("损失", "loss"),
@@ -482,7 +482,7 @@ def test_a_chinese_term_is_also_the_english_word_recipes_use(catalogue) -> None:
 
 
 def test_chinese_function_words_mark_boundaries_and_are_no_tokens(catalogue) -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     # Like English stopwords (error, problem, work, still), and no bigram across them (有效).
     assert tokens("冻结参数没有效果") == tokens("冻结参数")
@@ -492,7 +492,7 @@ def test_chinese_function_words_mark_boundaries_and_are_no_tokens(catalogue) -> 
 
 
 def test_a_chinese_character_or_bigram_counts_for_less_than_a_word() -> None:
-    from pitfalls.search_index import part_weights, token_weight
+    from pitfalls.search.index import part_weights, token_weight
 
     # A stretch of n characters no word of the table covers holds about n/2 words, n - 1
     # bigrams: each bigram counts half a word, each character less.
@@ -505,7 +505,7 @@ def test_a_chinese_character_or_bigram_counts_for_less_than_a_word() -> None:
 def test_an_english_query_is_compared_with_the_english_questions(catalogue) -> None:
     import dataclasses
 
-    from pitfalls.search_index import build_index
+    from pitfalls.search.index import build_index
 
     recipe = next(r for r in catalogue if r.id == "to-is-not-inplace")
     query = recipe.title["en"]
@@ -527,7 +527,7 @@ def test_a_chinese_query_needs_the_whole_recipe_to_agree(catalogue) -> None:
 
 
 def test_two_recipes_a_hair_apart_on_chinese_words_are_not_a_confident_answer(catalogue) -> None:
-    from pitfalls.search import CHINESE_CONFIDENT_LEAD
+    from pitfalls.search.ranking import CHINESE_CONFIDENT_LEAD
 
     # 模型预测…随机: "predicts no better than random" (a checkpoint that did not load) and
     # "predictions vary at random" (dropout left on) are nearly tied on the words.
@@ -542,7 +542,7 @@ def test_two_recipes_a_hair_apart_on_chinese_words_are_not_a_confident_answer(ca
 
 
 def test_a_method_named_like_a_stopword_after_a_space_is_a_token(catalogue) -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     assert "to" in tokens("after calling .to('cuda')")
     assert "to" not in tokens("I want to move it. To the GPU")
@@ -551,7 +551,7 @@ def test_a_method_named_like_a_stopword_after_a_space_is_a_token(catalogue) -> N
 
 
 def test_a_negated_phrase_is_one_meaning_for_queries_and_recipes(catalogue) -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     for text in ("weights don't update", "params dont change", "it stays the same"):
         assert "unchang" in tokens(text), text
@@ -568,7 +568,7 @@ def test_runs_that_disagree_are_one_meaning(catalogue) -> None:
 
 
 def test_prepositions_and_quantifiers_are_no_evidence(catalogue) -> None:
-    from pitfalls.search_index import tokens
+    from pitfalls.search.index import tokens
 
     assert tokens("gradients accumulate between batches") == ["gradient", "accumulat", "batch"]
     hits = search(catalogue, "gradients accumulate between batches")

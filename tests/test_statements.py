@@ -9,11 +9,11 @@ from pathlib import Path
 from rich.console import Console
 
 from conftest import FIXTURES, needs_torch, run_cli
-from pitfalls.model import Expectation, Recipe
-from pitfalls.render import plain_lines, result_tail
+from pitfalls.catalogue.model import Expectation, Recipe
+from pitfalls.catalogue.verdict import evaluate
+from pitfalls.render.results import plain_lines, result_tail
 from pitfalls.runner.result import RunResult
 from pitfalls.statements import context_keys, context_text, gate_note
-from pitfalls.verdict import evaluate
 
 CLAIMS = FIXTURES / "claims"
 ENV = {"PITFALLS_PATH": str(CLAIMS)}
@@ -96,7 +96,7 @@ def test_show_lists_claims_per_side_and_invariants() -> None:
 
 
 def test_the_tui_info_view_lists_claims_and_invariants() -> None:
-    from pitfalls.registry import Registry, Source
+    from pitfalls.catalogue.registry import Registry, Source
     from pitfalls.tui.widgets.info_view import info_renderable
 
     recipe = Registry.load([Source(CLAIMS, "PITFALLS_PATH")]).resolve("k-invariant-holds")
@@ -124,7 +124,7 @@ def _flagging_runner():
     """A fake runner whose held verify results carry one discrimination finding each."""
     from test_tui import HELD
 
-    from pitfalls.discriminate import NO_CLAIM, Finding
+    from pitfalls.runner.discriminate import NO_CLAIM, Finding
     from pitfalls.tui.fakes import FakeRunner
 
     class Runner(FakeRunner):

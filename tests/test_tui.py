@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pitfalls.registry import Registry, Source
+from pitfalls.catalogue.registry import Registry, Source
 from pitfalls.runner import RunnerUnavailable
 from pitfalls.tui.app import PitfallsApp
 from pitfalls.tui.backend import DeviceReport
@@ -465,7 +465,7 @@ TRACEBACK = (
 async def test_a_pasted_traceback_ranks_with_the_search() -> None:
     from textual import events
 
-    from pitfalls.registry import builtin_dir
+    from pitfalls.catalogue.registry import builtin_dir
 
     app = make_app(registry=Registry.load([Source(builtin_dir(), "built-in")]))
     async with app.run_test(size=SIZE) as pilot:
@@ -503,7 +503,7 @@ async def test_a_one_line_paste_is_pasted_once() -> None:
 
 
 async def test_a_typed_sentence_without_substring_match_is_searched() -> None:
-    from pitfalls.registry import builtin_dir
+    from pitfalls.catalogue.registry import builtin_dir
 
     app = make_app(registry=Registry.load([Source(builtin_dir(), "built-in")]))
     async with app.run_test(size=SIZE) as pilot:

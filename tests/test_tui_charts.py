@@ -9,7 +9,7 @@ import sys
 
 from test_charts import BROKEN, CHARTS, DOCUMENT
 
-from pitfalls.registry import Registry, Source
+from pitfalls.catalogue.registry import Registry, Source
 from pitfalls.tui.app import PitfallsApp
 from pitfalls.tui.fakes import FakeRunner
 from pitfalls.tui.widgets.run_panel import RunPanel
@@ -134,7 +134,7 @@ async def test_a_new_run_clears_the_old_chart() -> None:
 def test_the_app_imports_no_plotting_library_until_a_chart_is_shown() -> None:
     code = (
         "import sys, pitfalls.tui.app, pitfalls.tui.backend, pitfalls.tui.widgets.run_panel;"
-        "import pitfalls.charts, pitfalls.runner.result;"
+        "import pitfalls.render.charts, pitfalls.runner.result;"
         "print(','.join(m for m in ('plotext', 'textual_plotext') if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import run_on_pty
-from pitfalls.tui_launch import tui_request
+from pitfalls.tui.launch import tui_request
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
-from pitfalls.registry import Registry, Source
+from pitfalls.catalogue.registry import Registry, Source
 from pitfalls.tui.app import PitfallsApp
 from pitfalls.tui.fakes import FakeRunner
 

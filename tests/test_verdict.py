@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pitfalls.loader import RecipeError, parse_expectation
-from pitfalls.model import Recipe
-from pitfalls.verdict import compare, evaluate, version_in_range
+from pitfalls.catalogue.loader import RecipeError, parse_expectation
+from pitfalls.catalogue.model import Recipe
+from pitfalls.catalogue.verdict import compare, evaluate, version_in_range
 
 
 def exp(**raw: object):
@@ -145,7 +145,7 @@ def test_version_in_range_handles_local_versions_and_unknowns() -> None:
 def test_findability_fields_reject_what_would_mislead_search(
     field: str, raw: dict, message: str
 ) -> None:
-    from pitfalls import loader
+    from pitfalls.catalogue import loader
 
     parse = {
         "errors": loader.parse_errors,

@@ -21,7 +21,7 @@ pytestmark = needs_torch
 def test_verify_json_objects_match_run_json() -> None:
     verified = json.loads(run_cli("verify", "detach", "--device", "cpu", "--json").stdout)
     single = json.loads(run_cli("run", "detach", "--device", "cpu", "--json").stdout)
-    # verify adds the discrimination findings (pitfalls.discriminate); run does not check them.
+    # verify adds the discrimination findings (pitfalls.runner.discriminate); run does not.
     assert set(verified[0]) - {"findings"} == set(single)
     assert isinstance(verified[0]["findings"], list) and "findings" not in single
     assert verified[0]["problem"] == single["problem"]

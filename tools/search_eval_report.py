@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from search_eval import ACCEPTABLE, CASES, UNRELATED  # noqa: E402
 
-from pitfalls.registry import Registry  # noqa: E402
-from pitfalls.search import Query, search  # noqa: E402
+from pitfalls.catalogue.registry import Registry  # noqa: E402
+from pitfalls.search.ranking import Query, search  # noqa: E402
 
 
 def short(text: str, n: int = 90) -> str:

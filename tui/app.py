@@ -23,7 +23,7 @@ from pitfalls.tui.screens.main import MainScreen
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-    from pitfalls.registry import Registry
+    from pitfalls.catalogue.registry import Registry
     from pitfalls.tui.backend import DeviceReport, RecipeRunner
 
 
@@ -61,7 +61,7 @@ class PitfallsApp(App[None]):
         """
         super().__init__()
         if registry is None:
-            from pitfalls.registry import Registry
+            from pitfalls.catalogue.registry import Registry
 
             registry = Registry.load()  # TOML only: prose is read lazily, after first paint
         if runner is None:

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from pitfalls.model import DEVICE_TYPES
+from pitfalls.catalogue.model import DEVICE_TYPES
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
     from pitfalls.runner import ProcessPool, RunResult, VerifyReport
 
 DEVICE_CHOICES = ("auto", *DEVICE_TYPES)

@@ -10,7 +10,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
     from pitfalls.tui.app import PitfallsApp
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pitfalls.tui.backend import DeviceReport, OutputHandler, ResultHandler
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
     from pitfalls.runner import RunResult, VerifyReport
 
 FAKE_ENVIRONMENT = {"torch": "2.0.0", "python": "3.11.0", "device_name": "test-cpu"}

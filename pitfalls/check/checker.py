@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pitfalls.catalogue.rule_table import RULES
 from pitfalls.check.kinds import INT, MODULE
-from pitfalls.check.rules import RULES
 from pitfalls.check.scopes import ClassInfo, Scope, module_chains, statements
 from pitfalls.check.semantic import SemanticModel
 
@@ -54,16 +54,16 @@ def check(codes: str | tuple[str, ...], *node_types: type) -> Callable[[CheckFn]
 
 def load_rule_modules() -> None:
     """Import the rule families, which register themselves in CHECKS and DOCS."""
-    from pitfalls.check import (  # noqa: F401
-        rules_api,
-        rules_data,
-        rules_grads,
-        rules_loop,
-        rules_numeric,
-        rules_registration,
-        rules_snapshot,
-        rules_steps,
-        rules_tensor,
+    from pitfalls.check.rules import (  # noqa: F401
+        api_changes,
+        data,
+        grads,
+        loop,
+        numeric,
+        registration,
+        snapshot,
+        steps,
+        tensor,
     )
 
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from io import BytesIO
 from pathlib import Path
 
+from pitfalls.catalogue.rule_table import SYNTAX_ERROR, matches
 from pitfalls.check.checker import Checker, Edit, Finding, Options, split_lines
 from pitfalls.check.files import Globs
 from pitfalls.check.notebook import ParsedNotebook, parse_notebook
-from pitfalls.check.rules import SYNTAX_ERROR, matches
 
 NOQA = re.compile(
     r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE

@@ -7,9 +7,9 @@ import json
 from collections import Counter
 from typing import Any
 
-from pitfalls import __version__
+from pitfalls._version import __version__
+from pitfalls.catalogue.rule_table import RULES, SYNTAX_ERROR
 from pitfalls.check.checker import DOCS, Finding, load_rule_modules
-from pitfalls.check.rules import RULES, SYNTAX_ERROR
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

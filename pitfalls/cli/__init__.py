@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 import typer
 
-from pitfalls import __version__
+from pitfalls._version import __version__
 from pitfalls.cli.common import STATE, prestart_runner
 
 EXIT_CODES_HELP = """

@@ -8,9 +8,9 @@ from typing import Optional
 
 import typer
 
+from pitfalls.authoring.lint import CODES
 from pitfalls.cli.common import echo, fail, language, plain_output, warn
 from pitfalls.i18n import t
-from pitfalls.lint import CODES
 
 
 def new(
@@ -23,10 +23,10 @@ def new(
     their expectations, so `pitfalls run` exits 1 until the demonstration is written.
     Exits 2 when ID is not a valid id or DIR/ID already exists.
     """
-    from pitfalls.lint import builtin_names
-    from pitfalls.loader import ID_PATTERN
-    from pitfalls.registry import builtin_dir
-    from pitfalls.scaffold import write_scaffold
+    from pitfalls.authoring.lint import builtin_names
+    from pitfalls.authoring.scaffold import write_scaffold
+    from pitfalls.catalogue.loader import ID_PATTERN
+    from pitfalls.catalogue.registry import builtin_dir
 
     lang = language()
     if not ID_PATTERN.match(recipe_id):
@@ -48,7 +48,7 @@ def new(
 
 
 def _lint_help() -> str:
-    # Built from pitfalls.lint.CODES so the help cannot drift from the checks. The \b line
+    # Built from pitfalls.authoring.lint.CODES so the help cannot drift from the checks. The \b line
     # stops click from re-wrapping the table into one paragraph.
     table = "\n".join(f"  {c.code}  {c.severity:<7}  {c.summary}" for c in CODES.values())
     return (
@@ -75,8 +75,8 @@ def lint(
         False, "--check-links", help="Also fetch every reference URL (needs the network)."
     ),
 ) -> None:
-    from pitfalls.lint import lint_paths, recipe_folders
-    from pitfalls.registry import builtin_dir
+    from pitfalls.authoring.lint import lint_paths, recipe_folders
+    from pitfalls.catalogue.registry import builtin_dir
 
     lang = language()
     folders = [Path(p).expanduser() for p in paths] if paths else [builtin_dir()]

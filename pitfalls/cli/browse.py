@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from pitfalls.catalogue.model import Recipe
 from pitfalls.cli.common import (
     LANG_OPTION,
     echo,
@@ -20,14 +21,13 @@ from pitfalls.cli.common import (
     resolve,
 )
 from pitfalls.i18n import t
-from pitfalls.model import Recipe
-from pitfalls.page import page_markdown, rendered_page
+from pitfalls.render.page import page_markdown, rendered_page
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
 
 
 def _torch_state(recipe: Recipe, version: str | None) -> str:
-    from pitfalls.verdict import version_in_range
+    from pitfalls.catalogue.verdict import version_in_range
 
     if version is None:
         return "unknown"
@@ -80,7 +80,7 @@ def list_recipes(
     from rich.table import Table
 
     from pitfalls.cli.common import console
-    from pitfalls.render import inline_text
+    from pitfalls.render.results import inline_text
 
     labels = {"in": t("torch.in", lang), "out": t("torch.out", lang)}
     labels["unknown"] = t("torch.unknown", lang)
@@ -114,7 +114,7 @@ def list_recipes(
 
 def _checked(recipe: Recipe, lang: str, rows: bool = False) -> dict:
     """The record of torch versions this recipe was checked on, for --json."""
-    from pitfalls.checked import rows_for, summary, summary_line
+    from pitfalls.catalogue.checked import rows_for, summary, summary_line
 
     data = summary(recipe)
     data["text"] = summary_line(data, lang)
@@ -137,7 +137,7 @@ def show(
     Try `pitfalls show detach --lang zh`, or `pitfalls show focal-loss --code > f.py`.
     """
     lang = language(lang)
-    from pitfalls.check.rules import CODE_SHAPE, lookup, rules_for_recipe
+    from pitfalls.catalogue.rule_table import CODE_SHAPE, lookup, rules_for_recipe
 
     rule = lookup(recipe_id) if CODE_SHAPE.match(recipe_id) else None
     if rule is not None:  # a rule code of `pitfalls check` names its recipe
@@ -190,7 +190,7 @@ def search(
     the query, one line on stderr names the closest ones and the exit code is 1.
     Example: `pitfalls search 梯度`, or `python train.py 2>&1 | pitfalls search -`.
     """
-    from pitfalls.search import search as rank
+    from pitfalls.search.ranking import search as rank
 
     lang = language(lang)
     text = read_stdin() if query == ["-"] else " ".join(query)
@@ -229,7 +229,7 @@ def search(
     from rich.table import Table
 
     from pitfalls.cli.common import console
-    from pitfalls.render import inline_text
+    from pitfalls.render.results import inline_text
 
     table = Table(show_edge=False, pad_edge=False)
     table.add_column(t("col.id", lang), style="bold cyan", no_wrap=True)

@@ -85,10 +85,10 @@ def check(
     if explain is not None:
         explain_rule(explain, lang, as_json=output_format == "json")
         return
+    from pitfalls.catalogue.rule_table import known_selector, resolve_selection
     from pitfalls.check.config import ConfigError, find_config
     from pitfalls.check.driver import Settings
     from pitfalls.check.files import DEFAULT_EXCLUDE, Globs
-    from pitfalls.check.rules import known_selector, resolve_selection
 
     words = paths or ["."]
     from_stdin = words == ["-"]
@@ -288,8 +288,8 @@ def _unified_diff(result) -> str:  # type: ignore[no-untyped-def]
 
 def explain_rule(word: str, lang: str, as_json: bool = False) -> None:
     """Print a rule's documentation, then the recipe page behind it."""
+    from pitfalls.catalogue.rule_table import lookup
     from pitfalls.check.output import rule_description
-    from pitfalls.check.rules import lookup
 
     rule = lookup(word)
     if rule is None:
@@ -312,15 +312,15 @@ def explain_rule(word: str, lang: str, as_json: bool = False) -> None:
         "",
     ]
     markdown = "\n".join(header)
+    from pitfalls.catalogue.registry import ResolveError
     from pitfalls.cli.common import registry
-    from pitfalls.registry import ResolveError
 
     try:
         recipe = registry().resolve(rule.recipe)
     except ResolveError:
         recipe = None
     if recipe is not None:
-        from pitfalls.page import page_markdown
+        from pitfalls.render.page import page_markdown
 
         _, prose = recipe.prose_with_fallback(lang)
         markdown += "\n---\n\n" + page_markdown(recipe, lang, prose)

@@ -14,8 +14,8 @@ from pitfalls.i18n import SUPPORTED, choose_language, t
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from pitfalls.model import Recipe
-    from pitfalls.registry import Registry
+    from pitfalls.catalogue.model import Recipe
+    from pitfalls.catalogue.registry import Registry
     from pitfalls.runner import ProcessPool
 
 
@@ -52,9 +52,9 @@ def plain_output() -> bool:
 
 def console(stderr: bool = False) -> Console:
     """A rich console; colour and width follow the terminal."""
-    from pitfalls import render
+    from pitfalls.render import results
 
-    return render.console(stderr)
+    return results.console(stderr)
 
 
 def echo(text: str = "") -> None:
@@ -95,7 +95,7 @@ def interrupted(lang: str) -> NoReturn:
 
 def registry(report: bool = True) -> Registry:
     """The loaded catalogue; load problems go to stderr once."""
-    from pitfalls.registry import Registry
+    from pitfalls.catalogue.registry import Registry
 
     if STATE._registry is None:
         from pitfalls._startup import wait_for_catalogue
@@ -112,7 +112,7 @@ def registry(report: bool = True) -> Registry:
 
 def resolve(word: str, lang: str) -> Recipe:
     """The recipe named by `word`, or exit 2 with candidates or suggestions."""
-    from pitfalls.registry import ResolveError
+    from pitfalls.catalogue.registry import ResolveError
 
     try:
         return registry().resolve(word)

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import typer
 
-from pitfalls import __version__
+from pitfalls._version import __version__
 from pitfalls.cli.common import (
     LANG_OPTION,
     echo,
@@ -50,7 +50,7 @@ def doctor(
 
     Exits 1 when a recipe failed to load or lacks problem/fix, 0 otherwise.
     """
-    from pitfalls.snippet_check import missing_functions
+    from pitfalls.catalogue.snippet_check import missing_functions
 
     lang = language(lang)
     catalogue = registry(report=False)

@@ -25,7 +25,7 @@ from pitfalls.cli.common import (
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
     from pitfalls.runner import ProcessPool, RunResult, VerifyReport
 
 DEVICE_OPTION = typer.Option(
@@ -93,10 +93,10 @@ def _prepare_output(recipes: list[Recipe], styled: bool, plot: bool) -> None:
     try:
         for recipe in recipes:
             recipe.plots  # noqa: B018 - parses the expectations and plots together
-        from pitfalls.verdict import version_in_range
+        from pitfalls.catalogue.verdict import version_in_range
 
         version_in_range("0", ">=0")  # imports `packaging`
-        modules = ["pitfalls.render"]
+        modules = ["pitfalls.render.results"]
         if styled:
             modules += ["rich.console", "rich.table", "rich.text"]
             if plot and any(recipe.plots for recipe in recipes):
@@ -115,7 +115,7 @@ def _unavailable(err: Exception, python: str, lang: str) -> None:
 
 
 def _print_result(result: RunResult, lang: str, as_json: bool, plot: bool = True) -> None:
-    from pitfalls.render import plain_lines, result_renderable
+    from pitfalls.render.results import plain_lines, result_renderable
 
     if as_json:
         echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2, allow_nan=False))
@@ -132,7 +132,7 @@ def _print_result(result: RunResult, lang: str, as_json: bool, plot: bool = True
 def _chart_renderables(result: RunResult, lang: str, out: Any) -> list[Any]:
     """The run's charts, sized to the terminal; a chart that cannot be drawn is one line on
     stderr, never a failed command (its series' shape is already part of the verdict)."""
-    from pitfalls.charts import chart_height, chart_renderable, charts_for
+    from pitfalls.render.charts import chart_height, chart_renderable, charts_for
 
     drawn = []
     for chart in charts_for(result, lang):
@@ -360,14 +360,14 @@ def failure_reason(result: RunResult, lang: str) -> str:
         return result.skipped
     if result.error:
         return f"{result.error.get('kind')}: {result.error.get('message', '')}"
-    from pitfalls.render import check_label
+    from pitfalls.render.results import check_label
 
     failed = [c for c in result.checks if c.applies and not c.holds]
     return "; ".join(f"{check_label(c, lang)}: {c.expectation.describe()}" for c in failed[:3])
 
 
 def _print_report(report: VerifyReport, lang: str) -> None:
-    from pitfalls.render import mark, verify_summary
+    from pitfalls.render.results import mark, verify_summary
 
     summary = verify_summary(report, lang)
     env = report.environment

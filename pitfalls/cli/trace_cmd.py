@@ -46,7 +46,7 @@ def _explain(traceback_text: str | None, lang: str) -> None:
     """One short block naming the recipe, when the traceback matches one confidently."""
     if not traceback_text:
         return
-    from pitfalls.search import best_match
+    from pitfalls.search.ranking import best_match
 
     try:
         hit = best_match(registry(report=False), traceback_text)

@@ -6,7 +6,7 @@ from typing import Optional
 
 from pitfalls.cli.common import LANG_OPTION, fail, language
 from pitfalls.i18n import t
-from pitfalls.tui_launch import cannot_host_reason
+from pitfalls.tui.launch import cannot_host_reason
 
 
 def should_open_tui() -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pitfalls.model import Recipe
+from pitfalls.catalogue.model import Recipe
 from pitfalls.runner.process import (
     EventHandler,
     Outcome,
@@ -185,7 +185,7 @@ def probe_device(pool: ProcessPool, device: str, timeout: float) -> tuple[str, d
 def _verified(recipe: Recipe, outcome: Outcome) -> RunResult:
     """A verify result: a recipe whose extra modules are missing is skipped, with the reason,
     rather than failed (a lone `run` of it exits 3 instead)."""
-    from pitfalls.discriminate import findings
+    from pitfalls.runner.discriminate import findings
 
     result = from_outcome(recipe, outcome)
     if result.error and result.error.get("kind") == "requirement_missing":

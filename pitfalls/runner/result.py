@@ -7,9 +7,15 @@ import signal as signal_module
 from dataclasses import dataclass, field
 from typing import Any
 
-from pitfalls.model import Recipe
+from pitfalls.catalogue.model import Recipe
+from pitfalls.catalogue.verdict import (
+    Check,
+    error_proofs,
+    evaluate,
+    invariants_hold,
+    version_in_range,
+)
 from pitfalls.runner.process import Outcome
-from pitfalls.verdict import Check, error_proofs, evaluate, invariants_hold, version_in_range
 
 SCHEMA_VERSION = 1
 
@@ -50,7 +56,7 @@ class RunResult:
     output: str = ""
     output_truncated: bool = False
     duration: float = 0.0
-    # The discrimination findings (pitfalls.discriminate), set by `verify`; None after `run`.
+    # The discrimination findings (pitfalls.runner.discriminate), set by `verify`; None after `run`.
     findings: list[Any] | None = None
 
     @property
@@ -118,8 +124,8 @@ class RunResult:
             return {"problem": [], "fix": []}
 
     def plots_data(self) -> list[dict[str, Any]]:
-        """Each `[[plot]]` with the shape of its series as observed (see pitfalls.charts)."""
-        from pitfalls.charts import plots_data
+        """Each `[[plot]]` with the shape of its series as observed (see pitfalls.render.charts)."""
+        from pitfalls.render.charts import plots_data
 
         try:
             return plots_data(self.recipe, self.problem, self.fix)
@@ -165,9 +171,9 @@ class RunResult:
 
 
 def _revision(recipe: Recipe) -> str | None:
-    """The hash of the snippet and expectations that ran (see pitfalls.checked), so that a
+    """The hash of the snippet and expectations that ran (see pitfalls.catalogue.checked), so that a
     `verify --json` made elsewhere can be recorded against the right revision."""
-    from pitfalls.checked import revision
+    from pitfalls.catalogue.checked import revision
 
     try:
         return revision(recipe)

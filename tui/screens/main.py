@@ -17,8 +17,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Select, Static
 from textual.worker import get_current_worker
 
+from pitfalls.catalogue.model import LANGS
 from pitfalls.i18n import t
-from pitfalls.model import LANGS
 from pitfalls.tui import messages
 from pitfalls.tui.localise import localise_bindings
 from pitfalls.tui.widgets.device_bar import DeviceBar
@@ -28,7 +28,7 @@ from pitfalls.tui.widgets.recipe_view import RecipeView
 from pitfalls.tui.widgets.tag_select import TagSelect
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
     from pitfalls.tui.app import PitfallsApp
 
 # The longest the start-up workers wait for the first frame before starting anyway, and how

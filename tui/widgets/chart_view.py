@@ -13,10 +13,10 @@ from textual.containers import Vertical
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from pitfalls.charts import draw_canvas, header_text, legend_and_notes, xlabel_text
+from pitfalls.render.charts import draw_canvas, header_text, legend_and_notes, xlabel_text
 
 if TYPE_CHECKING:
-    from pitfalls.charts import Chart
+    from pitfalls.render.charts import Chart
 
 
 class ChartCanvas(PlotextPlot):

@@ -45,7 +45,7 @@ class FilterInput(Input):
         # would append the paste's first line, and that edit would drop the paste.
         event.prevent_default()
         event.stop()
-        from pitfalls.search import Query
+        from pitfalls.search.ranking import Query
 
         parsed = Query.parse(text)
         lines = [line.strip() for line in (parsed.focus or text).splitlines() if line.strip()]

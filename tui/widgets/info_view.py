@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.app import ComposeResult
 
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
 
 
 def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
@@ -37,7 +37,7 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     table.add_row(t("show.tags", lang), ", ".join(recipe.tags) or "—")
     table.add_row(t("show.devices", lang), ", ".join(recipe.devices))
     table.add_row(t("show.torch", lang), recipe.torch or "—")
-    from pitfalls.checked import summary, summary_line
+    from pitfalls.catalogue.checked import summary, summary_line
 
     checked = summary_line(summary(recipe), lang)
     if checked:
@@ -52,7 +52,7 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     _add_statements(table, recipe, lang)
     if recipe.related:
         table.add_row(t("show.related", lang), ", ".join(recipe.related))
-    from pitfalls.check.rules import RULES_LABEL, rules_line
+    from pitfalls.catalogue.rule_table import RULES_LABEL, rules_line
 
     if rules_line(recipe.id):
         label = RULES_LABEL.get(lang, RULES_LABEL["en"]).replace("`", "")

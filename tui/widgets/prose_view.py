@@ -11,7 +11,7 @@ from pitfalls.i18n import t
 from pitfalls.tui.widgets.recipe_pane import RecipePane
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
 
 
 def prose_markdown(recipe: Recipe | None, lang: str) -> str:

@@ -13,7 +13,7 @@ from pitfalls.tui.localise import inline_code
 if TYPE_CHECKING:
     from rich.text import Text
 
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
 
 
 def metadata_haystack(recipe: Recipe) -> str:
@@ -128,7 +128,7 @@ class RecipeList(OptionList):
 
     def _ranked(self, query: str) -> list[Recipe]:
         """A pasted error or a sentence: ranked by `pitfalls search`, best first."""
-        from pitfalls.search import search
+        from pitfalls.search.ranking import search
 
         hits = search(list(self._recipes.values()), query, limit=len(self._recipes))
         confident = [h for h in hits if h.confident]

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from textual.containers import VerticalScroll
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
 
 
 class RecipePane(VerticalScroll):

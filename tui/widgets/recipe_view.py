@@ -13,7 +13,7 @@ from pitfalls.i18n import t
 from pitfalls.tui.widgets.prose_view import ProseView
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
     from pitfalls.tui.widgets.info_view import InfoView
     from pitfalls.tui.widgets.run_panel import RunPanel
     from pitfalls.tui.widgets.snippet_view import SnippetView

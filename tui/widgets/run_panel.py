@@ -13,7 +13,7 @@ from pitfalls.i18n import t
 from pitfalls.tui.widgets.error_panel import ErrorPanel, snippet_trace
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
     from pitfalls.runner import RunResult
 
 
@@ -176,7 +176,7 @@ class RunPanel(Vertical):
     def _refresh_view(self) -> None:
         if not self._composed:  # on_mount shows the state
             return
-        from pitfalls.render import result_head, result_tail
+        from pitfalls.render.results import result_head, result_tail
 
         status = self.query_one("#run-status", Static)
         error_panel = self.query_one("#run-error", ErrorPanel)
@@ -227,7 +227,7 @@ class RunPanel(Vertical):
     def _show_charts(self, result: RunResult | None) -> None:
         """Mount a ChartView per chart of `result` (none for None), in the panel's language;
         kept as they are when the result and language have not changed."""
-        from pitfalls.charts import charts_for
+        from pitfalls.render.charts import charts_for
 
         shown = None if result is None else (id(result), self._lang)
         if shown == self._charts_shown:

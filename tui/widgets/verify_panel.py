@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, ProgressBar, Static
 
 from pitfalls.i18n import t
-from pitfalls.render import mark, verify_summary
+from pitfalls.render.results import mark, verify_summary
 
 if TYPE_CHECKING:
     from pitfalls.runner import RunResult, VerifyReport

@@ -1,7 +1,7 @@
 """PFL101-PFL103: tensors and autograd (`.data` writes and reads, discarded results).
 
-Unregistered module state (PFL104/PFL105) is in `rules_registration`, state-dict snapshots
-(PFL106) in `rules_snapshot`."""
+Unregistered module state (PFL104/PFL105) is in `registration`, state-dict snapshots
+(PFL106) in `snapshot`."""
 
 from __future__ import annotations
 

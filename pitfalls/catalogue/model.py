@@ -253,14 +253,14 @@ class Recipe:
     _expectations: tuple[Expectation, ...] | None = field(default=None, repr=False)
     _plots: tuple[Plot, ...] | None = field(default=None, repr=False)  # read lazily, too
     _prose: dict[str, str | None] = field(default_factory=dict, repr=False)
-    # The search index, when the metadata cache holds one (see pitfalls.search_index).
+    # The search index, when the metadata cache holds one (see pitfalls.search.index).
     search_index: dict[str, Any] | None = field(default=None, repr=False)
 
     @property
     def expectations(self) -> tuple[Expectation, ...]:
         """The checked claim, parsed from recipe.toml when first needed."""
         if self._expectations is None:
-            from pitfalls.loader import read_claim
+            from pitfalls.catalogue.loader import read_claim
 
             self._expectations, plots = read_claim(self.path)
             if self._plots is None:
@@ -275,7 +275,7 @@ class Recipe:
             if not (self.path / "recipe.toml").is_file():
                 self._plots = ()  # a recipe built in code, with no folder behind it
             else:
-                from pitfalls.loader import read_claim
+                from pitfalls.catalogue.loader import read_claim
 
                 expectations, self._plots = read_claim(self.path)
                 if self._expectations is None:

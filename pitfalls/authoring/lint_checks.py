@@ -1,4 +1,5 @@
-"""The checks behind `pitfalls lint`, one recipe folder at a time (see pitfalls.lint for codes).
+"""The checks behind `pitfalls lint`, one recipe folder at a time (codes: see
+pitfalls.authoring.lint).
 
 Nothing here imports a snippet: it is parsed with `ast` and formatted by a ruff subprocess.
 """
@@ -9,7 +10,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pitfalls.lint import (
+from pitfalls.authoring.findability import check_findability
+from pitfalls.authoring.lint import (
     KNOWN_BLOCK_LANGUAGES,
     PYTHON_LANGUAGES,
     TODO_MARKER,
@@ -19,10 +21,9 @@ from pitfalls.lint import (
     languages_present,
     line_of,
 )
-from pitfalls.lint_findability import check_findability
-from pitfalls.loader import ID_PATTERN, RecipeError, check_specifier, parse_expectation
-from pitfalls.model import DEVICE_TYPES, LANGS, SECTIONS, SIDES
-from pitfalls.prose import CodeBlock, is_excerpt, parse
+from pitfalls.authoring.prose import CodeBlock, is_excerpt, parse
+from pitfalls.catalogue.loader import ID_PATTERN, RecipeError, check_specifier, parse_expectation
+from pitfalls.catalogue.model import DEVICE_TYPES, LANGS, SECTIONS, SIDES
 
 REQUIRED_KEYS = ("id", "title", "summary", "tags", "devices", "torch", "references", "expect")
 LANG_NAMES = {"en": "English", "zh": "Chinese"}
@@ -141,7 +142,7 @@ def _check_names(recipe: _Recipe, data: dict[str, Any]) -> None:
 
 def _shaped_like_rule_code(name: str) -> bool:
     """`pfl101`, `b950`: `show` would read such a word as a `pitfalls check` code."""
-    from pitfalls.check.rules import CODE_SHAPE
+    from pitfalls.catalogue.rule_table import CODE_SHAPE
 
     return bool(CODE_SHAPE.match(name))
 
@@ -198,7 +199,7 @@ def _check_range(recipe: _Recipe, value: Any, line: int | None, where: str) -> N
 
 def _check_theme(recipe: _Recipe, data: dict[str, Any]) -> None:
     """PIT028 when `theme` is missing; PIT003 when it is not one of the fixed list."""
-    from pitfalls.loader import parse_theme
+    from pitfalls.catalogue.loader import parse_theme
 
     if "theme" not in data:
         message = "`theme` is missing: add one of the themes listed in recipes/README.md"
@@ -246,8 +247,8 @@ def _check_plots(recipe: _Recipe, raw: Any) -> None:
         message = "`plot` must be an array of tables ([[plot]])"
         recipe.add("PIT027", "recipe.toml", message, recipe.toml_line("plot"))
         return
-    from pitfalls.loader import parse_plot
-    from pitfalls.model import PLOT_TEXTS
+    from pitfalls.catalogue.loader import parse_plot
+    from pitfalls.catalogue.model import PLOT_TEXTS
 
     starts = [m.start() for m in re.finditer(r"^\s*\[\[plot\]\]", recipe.toml_text, re.M)]
     names = _snippet_strings(recipe.folder / "snippet.py")
@@ -297,7 +298,7 @@ def _side_reported(raw: list[Any], side: str) -> bool:
 
 
 def _check_snippet(recipe: _Recipe) -> None:
-    from pitfalls.snippet_check import missing_functions
+    from pitfalls.catalogue.snippet_check import missing_functions
 
     missing = missing_functions(recipe.folder / "snippet.py")
     if isinstance(missing, str):

@@ -10,17 +10,17 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from pitfalls.catalogue.model import Recipe
 from pitfalls.i18n import t
-from pitfalls.model import Recipe
 
 if TYPE_CHECKING:
-    from pitfalls.registry import Registry
+    from pitfalls.catalogue.registry import Registry
 
 
 def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = None) -> str:
     """The whole page as Markdown: title, summary, metadata, prose and the snippet."""
     lines = [f"# {recipe.text(recipe.title, lang)}", ""]
-    from pitfalls.checked import summary, summary_line
+    from pitfalls.catalogue.checked import summary, summary_line
 
     checked = summary_line(summary(recipe), lang)
     if checked:
@@ -36,7 +36,7 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
     meta.append(f"**{t('show.tags', lang)}**: {', '.join(recipe.tags) or '—'}")
     meta.append(f"**{t('show.devices', lang)}**: {', '.join(recipe.devices)}")
     meta.append(f"**{t('show.torch', lang)}**: {recipe.torch or '—'}")
-    from pitfalls.check.rules import RULES_LABEL, rules_line
+    from pitfalls.catalogue.rule_table import RULES_LABEL, rules_line
 
     if rules_line(recipe.id):
         meta.append(f"**{RULES_LABEL.get(lang, RULES_LABEL['en'])}**: {rules_line(recipe.id)}")
@@ -56,9 +56,9 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
 def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
     """The page rendered for this terminal, from the page cache when nothing changed."""
     from pitfalls import __version__, _startup
-    from pitfalls.cache import cached_render, files_signature
-    from pitfalls.checked import RECORD_NAME, installed_torch
-    from pitfalls.render import console
+    from pitfalls.catalogue.cache import cached_render, files_signature
+    from pitfalls.catalogue.checked import RECORD_NAME, installed_torch
+    from pitfalls.render.results import console
 
     out = console()
     key = [
@@ -119,7 +119,7 @@ def prepare_page(registry: Registry, word: str, explicit_lang: str | None) -> No
     printing nothing: the work of the child that renders it while the CLI starts. It takes
     the steps `show` takes; where it guesses otherwise, `show` finds no page under its own key
     and renders the page itself."""
-    from pitfalls.check.rules import CODE_SHAPE, lookup
+    from pitfalls.catalogue.rule_table import CODE_SHAPE, lookup
     from pitfalls.i18n import SUPPORTED, choose_language
 
     if explicit_lang is not None and explicit_lang not in SUPPORTED:

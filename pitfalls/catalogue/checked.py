@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
 
 RECORD_NAME = "checked.json"
 SCHEMA = 1
@@ -258,7 +258,7 @@ def summary(recipe: Recipe, installed: str | None | bool = False) -> dict[str, A
     """`summarise` for `recipe`, memoised on disk; `installed` defaults to the torch here."""
     if installed is False:
         installed = installed_torch()
-    from pitfalls.cache import cached_render, files_signature
+    from pitfalls.catalogue.cache import cached_render, files_signature
 
     key = [
         "checked-summary",
@@ -360,7 +360,7 @@ def disagreements(
     """Rows of the current revision that contradict the recipe's declared ranges: the claim
     failed (or the snippet failed to run) on a torch inside the recipe's `torch` range, with a
     NumPy and Python inside its `numpy` and `python` gates."""
-    from pitfalls.verdict import version_in_range
+    from pitfalls.catalogue.verdict import version_in_range
 
     found = []
     for row in rows or []:

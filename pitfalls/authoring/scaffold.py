@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pitfalls.model import SECTIONS
+from pitfalls.catalogue.model import SECTIONS
 
 RECIPE_TOML = """\
 id = "{id}"

@@ -1,7 +1,7 @@
 """Lint checks for what makes a recipe findable and its claim checkable.
 
 Single-recipe checks (`check_findability`) run inside `lint_checks._check_toml`; checks that
-need the whole catalogue (`catalogue_findings`) run once per lint, from `pitfalls.lint`.
+need the whole catalogue (`catalogue_findings`) run once per lint, from `pitfalls.authoring.lint`.
 """
 
 from __future__ import annotations
@@ -11,12 +11,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pitfalls.lint import Finding, display_path, line_of
-from pitfalls.loader import RecipeError, parse_errors, parse_legacy_errors, parse_questions
-from pitfalls.model import INVARIANT_SIDE, LANGS, MESSAGE_COMPARISONS, SIDES
+from pitfalls.authoring.lint import Finding, display_path, line_of
+from pitfalls.catalogue.loader import (
+    RecipeError,
+    parse_errors,
+    parse_legacy_errors,
+    parse_questions,
+)
+from pitfalls.catalogue.model import INVARIANT_SIDE, LANGS, MESSAGE_COMPARISONS, SIDES
 
 if TYPE_CHECKING:
-    from pitfalls.lint_checks import _Recipe
+    from pitfalls.authoring.lint_checks import _Recipe
 
 QUESTIONS_MIN, QUESTIONS_MAX = 3, 6
 # A fragment that is nothing but an exception or warning class name says nothing specific.
@@ -141,8 +146,8 @@ def _check_constant_observations(recipe: _Recipe, expectations: list[Any]) -> No
 def catalogue_findings(folders: list[Path], builtins: Path) -> list[Finding]:
     """Checks across recipes: an `errors` fragment shared with another recipe (PIT022) and a
     `related` id that names no recipe (PIT024, a warning while the catalogue grows)."""
-    from pitfalls.lint import recipe_folders
-    from pitfalls.loader import read_toml
+    from pitfalls.authoring.lint import recipe_folders
+    from pitfalls.catalogue.loader import read_toml
 
     linted = {f.resolve() for f in folders}
     everything = list(folders)

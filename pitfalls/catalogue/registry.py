@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from pitfalls.cache import FolderCache
-from pitfalls.loader import RecipeError, load_recipe
-from pitfalls.model import Recipe
+from pitfalls.catalogue.cache import FolderCache
+from pitfalls.catalogue.loader import RecipeError, load_recipe
+from pitfalls.catalogue.model import Recipe
 
-BUILTIN_DIR = Path(__file__).resolve().parent.parent / "recipes"
+BUILTIN_DIR = Path(__file__).resolve().parents[2] / "recipes"
 PACK_GROUP = "pitfalls.recipes"
 
 

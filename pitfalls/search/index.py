@@ -17,10 +17,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pitfalls.model import LANGS, Recipe
-from pitfalls.search_phrases import mark_phrases
-from pitfalls.zh_variants import as_simplified
-from pitfalls.zh_words import chinese_runs, chinese_tokens
+from pitfalls.catalogue.model import LANGS, Recipe
+from pitfalls.search.phrases import mark_phrases
+from pitfalls.search.zh_variants import as_simplified
+from pitfalls.search.zh_words import chinese_runs, chinese_tokens
 
 INDEX_VERSION = 6
 
@@ -310,7 +310,7 @@ def attach_indexes(recipes: list[Recipe]) -> None:
     unchanged, else built (and cached when it depends on recipe.toml alone)."""
     import os
 
-    from pitfalls.cache import FolderCache
+    from pitfalls.catalogue.cache import FolderCache
 
     caches: dict[str, FolderCache] = {}
     for recipe in recipes:

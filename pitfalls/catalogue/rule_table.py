@@ -1,12 +1,13 @@
-"""The rule registry: one `Rule` record per code, the single source for docs, help and output.
+"""The static checker's rule table: one `Rule` record per code, the single source for docs,
+help and output.
 
 Like ruff's `codes.rs`, this table is the only place a code is declared. Codes are stable: a
 retired rule keeps its number forever and a renamed one is listed in `REDIRECTS`. The prefix
 `PFL` is ours (PT, PTH, PIE and TOR belong to flake8 plugins, PIT to `pitfalls lint`). The
-checks themselves live in the family modules (`rules_api`, `rules_tensor`,
-`rules_registration`, `rules_snapshot`, `rules_numeric`, `rules_loop`, `rules_steps`,
-`rules_grads`, `rules_data`); rules name recipes by
-id, and recipes know nothing of rules.
+checks themselves live in the family modules of `pitfalls.check.rules` (`api_changes`,
+`tensor`, `registration`, `snapshot`, `numeric`, `loop`, `steps`, `grads`, `data`); rules name
+recipes by id, and recipes know nothing of rules. It is data, below both the checker and the
+recipe pages and linter that name rules, so that none of them imports another.
 """
 
 from __future__ import annotations

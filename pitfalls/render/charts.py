@@ -1,9 +1,10 @@
 """Charts from series observations: their shape, their layout, and drawing them in a terminal.
 
 A recipe's `[[plot]]` names an observation that holds `{"x": [...], "y": {"name": [...]}}`.
-This module checks that shape (a broken one is a failed claim, see `pitfalls.verdict`), lays a
-run's series out as charts (problem and fix in one chart when they share axes), describes them
-for `run --json`, and draws them with plotext for `run` and, through textual-plotext, the TUI.
+This module checks that shape (a broken one is a failed claim, see
+`pitfalls.catalogue.verdict`), lays a run's series out as charts (problem and fix in one
+chart when they share axes), describes them for `run --json`, and draws them with plotext for
+`run` and, through textual-plotext, the TUI.
 
 plotext is imported only by `draw_canvas` and `canvas_text`, so reading recipes never pays for
 it. plotext 5 raises on NaN and infinities and its log-axis tick labels are unusable for tiny
@@ -19,14 +20,14 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pitfalls.catalogue.model import SIDES, Plot
 from pitfalls.i18n import t
-from pitfalls.model import SIDES, Plot
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.text import Text
 
-    from pitfalls.model import Recipe
+    from pitfalls.catalogue.model import Recipe
 
 SERIES_SHAPE = '{"x": [...], "y": {"name": [...]}}'
 # 256-colour codes: the problem side in warm colours, the fix in cool ones, as in the table.

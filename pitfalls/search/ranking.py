@@ -30,8 +30,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from pitfalls.model import Recipe
-from pitfalls.search_index import (
+from pitfalls.catalogue.model import Recipe
+from pitfalls.search.index import (
     _EXCEPTION_LINE,
     _FRAME,
     _NOT_FINAL,
@@ -44,8 +44,8 @@ from pitfalls.search_index import (
     typo_candidates,
     valid_index,
 )
-from pitfalls.search_phrases import HOW_TO_RARE, HOW_TO_SIMILARITY, is_how_to
-from pitfalls.zh_words import has_chinese
+from pitfalls.search.phrases import HOW_TO_RARE, HOW_TO_SIMILARITY, is_how_to
+from pitfalls.search.zh_words import has_chinese
 
 # Frames as IPython and Jupyter print them: `Cell In[5], line 3`, `Input In [5], in <cell
 # line: 3>()`, `<ipython-input-5-...> in <module>`, `File ~/x.py:12, in f(x)`, and older

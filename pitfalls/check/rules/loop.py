@@ -1,6 +1,6 @@
 """PFL301: loss totals that keep every iteration's autograd graph alive.
 
-Step order, `zero_grad` and functional dropout (PFL302-PFL304) are in `rules_steps`."""
+Step order, `zero_grad` and functional dropout (PFL302-PFL304) are in `steps`."""
 
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ def notes(result: RunResult, lang: str) -> list[str]:
 def observation_rows(result: RunResult, lang: str = "en") -> list[tuple[str, str, str]]:
     """(name, problem value, fix value) for every observation of either side. Series are
     summarised (`2 series × 60 points`): the chart shows them and `--json` carries them."""
-    from pitfalls.charts import is_series, series_summary
+    from pitfalls.render.charts import is_series, series_summary
 
     problem = result.problem or {}
     fix = result.fix or {}

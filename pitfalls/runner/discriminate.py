@@ -26,8 +26,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pitfalls.model import SERIES_OP, SIDES, WARNINGS_KEY, Expectation
-from pitfalls.verdict import compare
+from pitfalls.catalogue.model import SERIES_OP, SIDES, WARNINGS_KEY, Expectation
+from pitfalls.catalogue.verdict import compare
 
 if TYPE_CHECKING:
     from pitfalls.runner.result import RunResult

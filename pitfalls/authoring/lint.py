@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from pitfalls.model import LANGS
+from pitfalls.catalogue.model import LANGS
 
 RECIPE_FILES = ("recipe.toml", "snippet.py", "en.md", "zh.md")
 
@@ -174,9 +174,9 @@ def lint_paths(
     Ids and aliases must be unique across the linted recipes and the built-in catalogue
     (`builtins`, default: the installed one), so a pack cannot shadow a built-in.
     """
-    from pitfalls.lint_checks import check_recipe, check_urls, format_findings
-    from pitfalls.lint_findability import catalogue_findings
-    from pitfalls.registry import builtin_dir
+    from pitfalls.authoring.findability import catalogue_findings
+    from pitfalls.authoring.lint_checks import check_recipe, check_urls, format_findings
+    from pitfalls.catalogue.registry import builtin_dir
 
     folders = list(dict.fromkeys(f for p in paths for f in recipe_folders(p)))
     findings: list[Finding] = []
@@ -226,7 +226,7 @@ def _duplicates(identities: list[Identity], builtins: Path) -> list[Finding]:
 def builtin_names(builtins: Path) -> list[tuple[Path, list[str]]]:
     """(folder, [id, *aliases]) of each readable built-in recipe; broken ones are skipped,
     since linting a pack must not fail on the catalogue's own problems."""
-    from pitfalls.loader import RecipeError, read_toml
+    from pitfalls.catalogue.loader import RecipeError, read_toml
 
     result = []
     if not builtins.is_dir():

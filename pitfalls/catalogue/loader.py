@@ -7,8 +7,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pitfalls.cache import FolderCache, folder_key, recipe_from_entry
-from pitfalls.model import (
+from pitfalls.catalogue.cache import FolderCache, folder_key, recipe_from_entry
+from pitfalls.catalogue.model import (
     COMPARISONS,
     DEVICE_TYPES,
     EXPECT_SIDES,

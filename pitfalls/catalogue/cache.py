@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from pitfalls.model import ErrorFragment, LegacyError, Recipe
+from pitfalls.catalogue.model import ErrorFragment, LegacyError, Recipe
 
 CACHE_VERSION = 6
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from pitfalls.model import SERIES_OP, WARNINGS_KEY, Expectation, Recipe
+from pitfalls.catalogue.model import SERIES_OP, WARNINGS_KEY, Expectation, Recipe
 
 _MISSING = object()
 
@@ -117,7 +117,7 @@ def compare(exp: Expectation, actual: Any) -> tuple[bool, str]:
     if op == "warns":
         return _compare_warnings(wanted, actual)
     if op == SERIES_OP:
-        from pitfalls.charts import series_problem
+        from pitfalls.render.charts import series_problem
 
         problem = series_problem(actual, wanted)
         return problem is None, problem or ""
@@ -226,7 +226,7 @@ def invariants_hold(checks: list[Check]) -> bool:
 def plot_checks(recipe: Recipe, observations: dict[str, dict[str, Any]]) -> list[Check]:
     """Each `[[plot]]` side's shape check: its observation must hold series, or the claim
     fails, as an expectation would. `actual` is a short summary, not the series again."""
-    from pitfalls.charts import series_summary
+    from pitfalls.render.charts import series_summary
 
     checks = []
     for plot in recipe.plots:
