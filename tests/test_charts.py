@@ -24,6 +24,7 @@ from conftest import FIXTURES, TESTS, needs_torch, run_cli
 from pitfalls.catalogue.loader import RecipeError, parse_plot
 from pitfalls.catalogue.model import Plot
 from pitfalls.catalogue.registry import Registry, Source
+from pitfalls.catalogue.series import observations_of, series_problem
 from pitfalls.cli import app
 from pitfalls.render.charts import (
     build_charts,
@@ -31,8 +32,6 @@ from pitfalls.render.charts import (
     format_number,
     linear_ticks,
     log_ticks,
-    observations_of,
-    series_problem,
 )
 from pitfalls.tui.fakes import FakeRunner
 

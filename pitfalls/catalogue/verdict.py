@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Any
 
 from pitfalls.catalogue.model import SERIES_OP, WARNINGS_KEY, Expectation, Recipe
+from pitfalls.catalogue.series import series_problem, series_summary
 
 _MISSING = object()
 
@@ -117,8 +118,6 @@ def compare(exp: Expectation, actual: Any) -> tuple[bool, str]:
     if op == "warns":
         return _compare_warnings(wanted, actual)
     if op == SERIES_OP:
-        from pitfalls.render.charts import series_problem
-
         problem = series_problem(actual, wanted)
         return problem is None, problem or ""
     if op == "raises":
@@ -226,8 +225,6 @@ def invariants_hold(checks: list[Check]) -> bool:
 def plot_checks(recipe: Recipe, observations: dict[str, dict[str, Any]]) -> list[Check]:
     """Each `[[plot]]` side's shape check: its observation must hold series, or the claim
     fails, as an expectation would. `actual` is a short summary, not the series again."""
-    from pitfalls.render.charts import series_summary
-
     checks = []
     for plot in recipe.plots:
         for side in plot.sides:

@@ -1,10 +1,9 @@
-"""Charts from series observations: their shape, their layout, and drawing them in a terminal.
+"""Charts from series observations: their layout, and drawing them in a terminal.
 
-A recipe's `[[plot]]` names an observation that holds `{"x": [...], "y": {"name": [...]}}`.
-This module checks that shape (a broken one is a failed claim, see
-`pitfalls.catalogue.verdict`), lays a run's series out as charts (problem and fix in one
-chart when they share axes), describes them for `run --json`, and draws them with plotext for
-`run` and, through textual-plotext, the TUI.
+The series themselves (their shape, whether two sides share axes, what `run --json` says of
+them) are data: `pitfalls.catalogue.series`. This module lays a run's series out as charts
+(problem and fix in one chart when they share axes) and draws them with plotext for `run` and,
+through textual-plotext, the TUI.
 
 plotext is imported only by `draw_canvas` and `canvas_text`, so reading recipes never pays for
 it. plotext 5 raises on NaN and infinities and its log-axis tick labels are unusable for tiny
@@ -21,15 +20,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pitfalls.catalogue.model import SIDES, Plot
+from pitfalls.catalogue.series import is_number, observations_of, shared_axes, side_value
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
     from rich.text import Text
 
-    from pitfalls.catalogue.model import Recipe
 
-SERIES_SHAPE = '{"x": [...], "y": {"name": [...]}}'
 # 256-colour codes: the problem side in warm colours, the fix in cool ones, as in the table.
 PALETTES = {"problem": (9, 13, 11, 208, 1, 5), "fix": (10, 14, 12, 120, 2, 6)}
 # A line series' plotext marker and the glyph that stands for it in the legend. Textures
@@ -39,48 +37,6 @@ SCATTER_MARKERS = ("•", "+", "x", "o", "*", "◆")
 TOP_MARK, BOTTOM_MARK = "▲", "▼"  # where a point that cannot be drawn lies
 MIN_WIDTH, MIN_HEIGHT = 30, 8
 DECADE_STRIDES = (1, 2, 3, 5, 10, 15, 20, 25, 30, 50, 100)  # decades between log ticks
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def series_problem(value: Any, kind: str = "line") -> str | None:
-    """Why `value` is not a series observation for a `kind` chart, or None when it is."""
-    if not isinstance(value, dict) or "x" not in value or "y" not in value:
-        got = "a table without x and y" if isinstance(value, dict) else type(value).__name__
-        return f"expected series {SERIES_SHAPE}, got {got}"
-    extra = sorted(str(k) for k in value if k not in ("x", "y"))
-    if extra:
-        return f"unexpected key {extra[0]!r} beside x and y"
-    xs = value["x"]
-    if not isinstance(xs, list) or not xs:
-        return "x must be a non-empty list"
-    categories = kind == "bar" and all(isinstance(x, str) for x in xs)
-    if not categories and not all(_is_number(x) for x in xs):
-        return "x must hold numbers" + (" or, for a bar chart, strings" if kind == "bar" else "")
-    ys = value["y"]
-    if not isinstance(ys, dict) or not ys:
-        return "y must map series names to lists of numbers"
-    for name, values in ys.items():
-        if not isinstance(values, list):
-            return f"series {name!r} is not a list"
-        if len(values) != len(xs):
-            return f"series {name!r} has {len(values)} values for {len(xs)} x values"
-        if not all(v is None or _is_number(v) for v in values):
-            return f"series {name!r} holds something other than numbers"
-    return None
-
-
-def series_summary(value: Any, lang: str) -> str:
-    """`2 series × 60 points`, for the observation table (the chart shows the values)."""
-    ys = value.get("y", {})
-    return t("chart.summary", lang, series=len(ys), points=len(value.get("x", [])))
-
-
-def is_series(value: Any) -> bool:
-    """Whether an observation has the series shape (for any kind of chart)."""
-    return isinstance(value, dict) and series_problem(value, "bar") is None
 
 
 @dataclass
@@ -176,34 +132,6 @@ def _axis_label(text: str, log: bool, lang: str) -> str:
     return t("chart.log_axis", lang, label=text) if log and text else text
 
 
-def observations_of(problem: Any, fix: Any) -> dict[str, Any]:
-    """The per-side observations in the form `plot_checks` and `build_charts` read."""
-    return {"problem": problem, "fix": fix}
-
-
-def side_value(plot: Plot, observations: dict[str, Any], side: str) -> tuple[Any, str | None]:
-    """(the observation, why it is not a valid series or None) for one side of a plot."""
-    data = observations.get(side)
-    if not isinstance(data, dict):
-        return None, f"the {side} side returned no observations"
-    if plot.key not in data:
-        return None, f"no observation named {plot.key!r}"
-    value = data[plot.key]
-    return value, series_problem(value, plot.kind)
-
-
-def _shared(plot: Plot, values: dict[str, Any]) -> bool:
-    """Whether the sides' series can share one pair of axes."""
-    if len(values) < 2:
-        return True
-    xs = [value["x"] for value in values.values()]
-    categorical = [all(isinstance(x, str) for x in x_values) for x_values in xs]
-    if plot.kind == "bar":
-        # Grouped bars need the same categories on every side.
-        return all(x_values == xs[0] for x_values in xs)
-    return not any(categorical)
-
-
 def build_charts(plots: tuple[Plot, ...], observations: dict[str, Any], lang: str) -> list[Chart]:
     """The charts a run's observations call for: one per plot, or one per side of a plot
     whose sides do not share axes. Sides whose series are broken are left out (their shape
@@ -217,7 +145,7 @@ def build_charts(plots: tuple[Plot, ...], observations: dict[str, Any], lang: st
                 values[side] = value
         if not values:
             continue
-        groups = [tuple(values)] if _shared(plot, values) else [(side,) for side in values]
+        groups = [tuple(values)] if shared_axes(plot, values) else [(side,) for side in values]
         for group in groups:
             charts.append(_layout(plot, {side: values[side] for side in group}, lang))
     return charts
@@ -294,7 +222,7 @@ def _place(series: Series, xs: list[Any], ys: list[Any], plot: Plot, categorical
 
 
 def _coordinate(x: Any, log: bool) -> float | None:
-    if not _is_number(x):
+    if not is_number(x):
         return None
     x = float(x)
     if not math.isfinite(x) or (log and x <= 0):
@@ -524,39 +452,3 @@ def chart_renderable(chart: Chart, width: int, height: int) -> RenderableType:
 
     canvas = Text.from_ansi(canvas_text(chart, width, height), no_wrap=True, end="")
     return Group(Text(""), header_text(chart), canvas, footer_renderable(chart))
-
-
-def plots_data(recipe: Recipe, problem: Any, fix: Any) -> list[dict[str, Any]]:
-    """`run --json`'s description of each plot: the table, whether each side's series have
-    the shape, how many points each series has and how many are not finite, and whether the
-    sides share one chart. The values themselves are the observations, under `problem`/`fix`."""
-    observations = observations_of(problem, fix)
-    described = []
-    for plot in recipe.plots:
-        entry = plot.to_dict()
-        sides: dict[str, Any] = {}
-        valid = {}
-        for side in plot.sides:
-            value, reason = side_value(plot, observations, side)
-            if reason is not None:
-                sides[side] = {"valid": False, "reason": reason}
-                continue
-            valid[side] = value
-            sides[side] = {
-                "valid": True,
-                "series": [
-                    {
-                        "name": name,
-                        "points": len(ys),
-                        "not_finite": sum(
-                            1 for y in ys if _is_number(y) and not math.isfinite(float(y))
-                        ),
-                        "missing": sum(1 for y in ys if y is None),
-                    }
-                    for name, ys in value["y"].items()
-                ],
-            }
-        entry["sides_observed"] = sides
-        entry["shared_axes"] = len(valid) > 1 and _shared(plot, valid)
-        described.append(entry)
-    return described

@@ -10,6 +10,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from pitfalls.catalogue.series import is_series, series_summary
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
@@ -104,7 +105,6 @@ def notes(result: RunResult, lang: str) -> list[str]:
 def observation_rows(result: RunResult, lang: str = "en") -> list[tuple[str, str, str]]:
     """(name, problem value, fix value) for every observation of either side. Series are
     summarised (`2 series × 60 points`): the chart shows them and `--json` carries them."""
-    from pitfalls.render.charts import is_series, series_summary
 
     problem = result.problem or {}
     fix = result.fix or {}

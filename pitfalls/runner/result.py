@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pitfalls.catalogue.model import Recipe
+from pitfalls.catalogue.series import plots_data
 from pitfalls.catalogue.verdict import (
     Check,
     error_proofs,
@@ -124,9 +125,7 @@ class RunResult:
             return {"problem": [], "fix": []}
 
     def plots_data(self) -> list[dict[str, Any]]:
-        """Each `[[plot]]` with the shape of its series as observed (see pitfalls.render.charts)."""
-        from pitfalls.render.charts import plots_data
-
+        """Each `[[plot]]` with the shape of its series as observed."""
         try:
             return plots_data(self.recipe, self.problem, self.fix)
         except ValueError:  # recipe.toml was edited into something unreadable since loading
