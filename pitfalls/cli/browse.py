@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from pitfalls import _startup
 from pitfalls.catalogue.model import Recipe
 from pitfalls.cli.common import (
     LANG_OPTION,
@@ -172,7 +173,8 @@ def show(
     if raw or plain_output():
         sys.stdout.write(markdown)
         return
-    sys.stdout.write(rendered_page(recipe, used, markdown))
+    # A child started with the command may be rendering this very page: wait for it, read it.
+    sys.stdout.write(rendered_page(recipe, used, markdown, wait=_startup.wait_for_page))
 
 
 def search(

@@ -8,8 +8,9 @@ Nothing here imports Typer: the child that renders a page while the CLI starts (
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
+from pitfalls._version import __version__
 from pitfalls.catalogue.model import Recipe
 from pitfalls.i18n import t
 
@@ -53,9 +54,15 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
     return "\n".join(lines)
 
 
-def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
-    """The page rendered for this terminal, from the page cache when nothing changed."""
-    from pitfalls import __version__, _startup
+def rendered_page(
+    recipe: Recipe, lang: str, markdown: str, wait: Callable[[], bool] | None = None
+) -> str:
+    """The page rendered for this terminal, from the page cache when nothing changed.
+
+    `wait`: called before rendering it here, it waits for a child started with the command
+    that may be rendering this very page (`pitfalls._startup.wait_for_page`), and says whether
+    there was one; the page is then read from the cache.
+    """
     from pitfalls.catalogue.cache import cached_render, files_signature
     from pitfalls.catalogue.checked import RECORD_NAME, installed_torch
     from pitfalls.render.results import console
@@ -81,8 +88,7 @@ def rendered_page(recipe: Recipe, lang: str, markdown: str) -> str:
             out.print(page_renderable(markdown))
         return capture.get()
 
-    # A child started with the command may be rendering this very page: wait for it, read it.
-    return cached_render(key, render, wait=_startup.wait_for_page)
+    return cached_render(key, render, wait=wait)
 
 
 def page_renderable(markdown: str) -> Any:
