@@ -370,7 +370,7 @@ def test_a_real_piped_run_prints_no_chart() -> None:
 
 
 def test_the_chart_fixture_is_a_clean_recipe() -> None:
-    from pitfalls.authoring.lint import lint_paths
+    from pitfalls.authoring.linter import lint_paths
 
     findings, _ = lint_paths([Path(CHARTS)])
     assert [f for f in findings if f.severity == "error"] == []

@@ -166,7 +166,7 @@ def test_run_shows_a_failing_invariant_and_exits_1() -> None:
 
 
 def test_lint_reports_an_unknown_theme_and_accepts_invariants(tmp_path: Path) -> None:
-    from pitfalls.authoring.lint import lint_paths
+    from pitfalls.authoring.linter import lint_paths
 
     folder = tmp_path / "fixture-pit028"
     shutil.copytree(FIXTURES / "lint" / "PIT028" / "fixture-pit028", folder)

@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+import pitfalls.authoring.external as checks
 import pitfalls.authoring.lint as lint_module
-import pitfalls.authoring.lint_checks as checks
-from pitfalls.authoring.lint import CODES, lint_paths
+import pitfalls.authoring.linter as linter_module
+from pitfalls.authoring.lint import CODES
+from pitfalls.authoring.linter import lint_paths
 from pitfalls.authoring.prose import code_blocks, is_excerpt, parse
 from pitfalls.catalogue.registry import builtin_dir
 from pitfalls.cli import app
@@ -89,7 +91,7 @@ def _copy_as(tmp_path: Path, recipe_id: str, aliases: list[str] | None = None) -
 
 def _builtin_names() -> tuple[str | None, str | None]:
     """An id and an alias of the built-in catalogue, as they are today."""
-    names = lint_module.builtin_names(builtin_dir())
+    names = linter_module.builtin_names(builtin_dir())
     recipe_id = names[0][1][0] if names else None
     alias = next((n[1][1] for n in names if len(n[1]) > 1), None)
     return recipe_id, alias
@@ -113,7 +115,7 @@ def test_an_alias_taken_by_a_built_in_is_pit006(tmp_path: Path) -> None:
 
 
 def test_a_built_in_recipe_linted_alone_does_not_clash_with_itself() -> None:
-    names = lint_module.builtin_names(builtin_dir())
+    names = linter_module.builtin_names(builtin_dir())
     if not names:
         pytest.skip("no built-in recipes")
     findings, _ = lint_paths([names[0][0]])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, run_cli
-from pitfalls.authoring.lint import lint_paths
+from pitfalls.authoring.linter import lint_paths
 from pitfalls.lint_literals import COMPUTED, LITERAL, fixed_observations
 
 COMPUTED_FIXTURE = FIXTURES / "literal" / "fixture-computed"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from pitfalls.authoring.lint import lint_paths
+from pitfalls.authoring.linter import lint_paths
 from pitfalls.authoring.prose import parse
 from pitfalls.catalogue.loader import load_recipe
 from pitfalls.catalogue.model import SECTIONS

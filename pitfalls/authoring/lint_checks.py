@@ -20,6 +20,7 @@ from pitfalls.authoring.lint import (
     display_path,
     languages_present,
     line_of,
+    read_text,
 )
 from pitfalls.authoring.prose import CodeBlock, is_excerpt, parse
 from pitfalls.catalogue.loader import ID_PATTERN, RecipeError, check_specifier, parse_expectation
@@ -69,19 +70,10 @@ def check_recipe(folder: Path) -> tuple[list[Finding], Identity, list[tuple[str,
     return recipe.findings, recipe.identity, recipe.references
 
 
-def _read(path: Path) -> str | None:
-    if not path.is_file():  # missing, a folder, or a FIFO that would block
-        return None
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def _check_toml(recipe: _Recipe) -> None:
     from pitfalls import _toml as tomllib
 
-    text = _read(recipe.folder / "recipe.toml")
+    text = read_text(recipe.folder / "recipe.toml")
     if text is None:
         recipe.add("PIT002", "recipe.toml", "recipe.toml cannot be read as UTF-8 text")
         return
@@ -310,11 +302,11 @@ def _check_snippet(recipe: _Recipe) -> None:
 
 
 def _check_prose(recipe: _Recipe, langs: tuple[str, ...]) -> None:
-    snippet = _read(recipe.folder / "snippet.py")
+    snippet = read_text(recipe.folder / "snippet.py")
     blocks: dict[str, list[CodeBlock]] = {}
     for lang in langs:
         file = f"{lang}.md"
-        text = _read(recipe.folder / file)
+        text = read_text(recipe.folder / file)
         if text is None:
             recipe.add("PIT001", file, f"{file} cannot be read as UTF-8")
             continue
@@ -394,7 +386,7 @@ def _normalised(body: str) -> list[str]:
 
 def _check_todo(recipe: _Recipe) -> None:
     for name in ("recipe.toml", "en.md", "zh.md", "snippet.py"):
-        text = _read(recipe.folder / name)
+        text = read_text(recipe.folder / name)
         if not text:
             continue
         for number, line in enumerate(text.splitlines(), 1):
@@ -402,96 +394,3 @@ def _check_todo(recipe: _Recipe) -> None:
                 text = line.strip()
                 message = f"fill this in: {text if len(text) <= 60 else text[:59] + '…'}"
                 recipe.add("PIT019", name, message, number)
-
-
-def format_findings(folders: list[Path]) -> list[Finding]:
-    """PIT013 for each snippet `ruff format --check` would change; nothing without ruff."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    command = ruff_command()
-    # An unparsable snippet makes ruff fail rather than judge formatting; PIT011 covers it.
-    snippets = [f / "snippet.py" for f in folders if _parses(f / "snippet.py")]
-    if command is None or not snippets:
-        return []
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        unformatted = list(pool.map(lambda path: _ruff_would_reformat(command, path), snippets))
-    return [
-        Finding("PIT013", display_path(s), f"not formatted: run `ruff format {display_path(s)}`")
-        for s, flagged in zip(snippets, unformatted)
-        if flagged
-    ]
-
-
-def _ruff_would_reformat(command: list[str], path: Path) -> bool:
-    # One process per file, judged by exit status alone: ruff's report wording changes between
-    # versions, its exit codes (0 formatted, 1 would reformat) do not.
-    import subprocess
-
-    try:
-        done = subprocess.run(
-            [*command, "format", "--check", "--no-cache", str(path)],
-            capture_output=True,
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False  # ruff is an optional helper here; its failure is not the recipe's
-    return done.returncode == 1
-
-
-def _parses(path: Path) -> bool:
-    import ast
-
-    text = _read(path) if path.is_file() else None
-    if text is None:
-        return False
-    try:
-        ast.parse(text)
-    except SyntaxError:
-        return False
-    return True
-
-
-def ruff_command() -> list[str] | None:
-    """How to run ruff: the current interpreter's module, else `ruff` on PATH, else None."""
-    import shutil
-    import sys
-    from importlib.util import find_spec
-
-    if find_spec("ruff") is not None:
-        return [sys.executable, "-m", "ruff"]
-    found = shutil.which("ruff")
-    return [found] if found else None
-
-
-def check_urls(urls: list[tuple[str, Path, int | None]]) -> list[Finding]:
-    """PIT015 for each reference that cannot be fetched; fetched a few at a time."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    unique = list(dict.fromkeys(url for url, _, _ in urls))
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        problems = dict(zip(unique, pool.map(fetch_problem, unique)))
-    return [
-        Finding("PIT015", display_path(folder / "recipe.toml"), f"{url}: {problems[url]}", line)
-        for url, folder, line in urls
-        if problems[url]
-    ]
-
-
-def fetch_problem(url: str, timeout: float = 10.0) -> str | None:
-    """Why `url` cannot be fetched, or None when it answers with a success status."""
-    import urllib.error
-    import urllib.request
-
-    headers = {"User-Agent": "pitfalls-lint (link check)"}
-    for method in ("HEAD", "GET"):  # some servers refuse HEAD; GET settles it
-        request = urllib.request.Request(url, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:
-                if response.status < 400:
-                    return None
-                problem = f"HTTP {response.status}"
-        except urllib.error.HTTPError as err:
-            problem = f"HTTP {err.code}"
-        except (urllib.error.URLError, OSError, ValueError) as err:
-            return f"cannot fetch: {getattr(err, 'reason', err)}"
-    return problem

@@ -23,7 +23,7 @@ def new(
     their expectations, so `pitfalls run` exits 1 until the demonstration is written.
     Exits 2 when ID is not a valid id or DIR/ID already exists.
     """
-    from pitfalls.authoring.lint import builtin_names
+    from pitfalls.authoring.linter import builtin_names
     from pitfalls.authoring.scaffold import write_scaffold
     from pitfalls.catalogue.loader import ID_PATTERN
     from pitfalls.catalogue.registry import builtin_dir
@@ -75,7 +75,8 @@ def lint(
         False, "--check-links", help="Also fetch every reference URL (needs the network)."
     ),
 ) -> None:
-    from pitfalls.authoring.lint import lint_paths, recipe_folders
+    from pitfalls.authoring.lint import recipe_folders
+    from pitfalls.authoring.linter import lint_paths
     from pitfalls.catalogue.registry import builtin_dir
 
     lang = language()
