@@ -25,6 +25,7 @@ from pitfalls.catalogue.model import (
     LegacyError,
     Plot,
     Recipe,
+    install_claim_reader,
 )
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -435,3 +436,7 @@ def read_claim(folder: Path) -> tuple[tuple[Expectation, ...], tuple[Plot, ...]]
 def read_expectations(folder: Path) -> tuple[Expectation, ...]:
     """Parse just the `[[expect]]` tables of a recipe folder."""
     return parse_expectations(read_toml(folder / "recipe.toml"))
+
+
+# Recipes read their claim on first use through this module (see catalogue.model).
+install_claim_reader(read_claim)

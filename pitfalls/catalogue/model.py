@@ -5,7 +5,28 @@ from __future__ import annotations
 import errno
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+ClaimReader = Callable[[Path], "tuple[tuple[Expectation, ...], tuple[Plot, ...]]"]
+# How a recipe's claim is read on first use. The loader, which parses recipe.toml, installs
+# itself here when it is imported, and every Recipe read from a folder was made by the loader
+# (or by the metadata cache it drives): so this plain-data module reads no files itself and
+# imports nothing above it.
+_claim_reader: ClaimReader | None = None
+
+
+def install_claim_reader(reader: ClaimReader) -> None:
+    """Called by pitfalls.catalogue.loader on import."""
+    global _claim_reader
+    _claim_reader = reader
+
+
+def read_claim(folder: Path) -> tuple[tuple[Expectation, ...], tuple[Plot, ...]]:
+    """The `[[expect]]` and `[[plot]]` tables of a recipe folder, through the loader."""
+    if _claim_reader is None:
+        raise RuntimeError("recipes are read by pitfalls.catalogue.loader, which is not imported")
+    return _claim_reader(folder)
+
 
 LANGS = ("en", "zh")
 SIDES = ("problem", "fix")
@@ -260,8 +281,6 @@ class Recipe:
     def expectations(self) -> tuple[Expectation, ...]:
         """The checked claim, parsed from recipe.toml when first needed."""
         if self._expectations is None:
-            from pitfalls.catalogue.loader import read_claim
-
             self._expectations, plots = read_claim(self.path)
             if self._plots is None:
                 self._plots = plots
@@ -275,8 +294,6 @@ class Recipe:
             if not (self.path / "recipe.toml").is_file():
                 self._plots = ()  # a recipe built in code, with no folder behind it
             else:
-                from pitfalls.catalogue.loader import read_claim
-
                 expectations, self._plots = read_claim(self.path)
                 if self._expectations is None:
                     self._expectations = expectations

@@ -8,12 +8,12 @@ has been bound, so a function may use a loader or model defined below it.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from pitfalls.catalogue.rule_table import RULES
+from pitfalls.check.findings import Edit, Finding, Options, split_lines
 from pitfalls.check.kinds import INT, MODULE
 from pitfalls.check.scopes import ClassInfo, Scope, module_chains, statements
 from pitfalls.check.semantic import SemanticModel
@@ -52,63 +52,6 @@ def check(codes: str | tuple[str, ...], *node_types: type) -> Callable[[CheckFn]
     return register
 
 
-def load_rule_modules() -> None:
-    """Import the rule families, which register themselves in CHECKS and DOCS."""
-    from pitfalls.check.rules import (  # noqa: F401
-        api_changes,
-        data,
-        grads,
-        loop,
-        numeric,
-        registration,
-        snapshot,
-        steps,
-        tensor,
-    )
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace source[start:end] (character offsets) with `text`."""
-
-    start: int
-    end: int
-    text: str
-
-
-@dataclass
-class Finding:
-    """One finding in one file; line and column are 1-based, columns count characters."""
-
-    code: str
-    message: str
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    path: str = ""
-    cell: int | None = None
-    edits: tuple[Edit, ...] = ()
-    fix_title: str | None = None
-
-    @property
-    def recipe(self) -> str | None:
-        rule = RULES.get(self.code)
-        return rule.recipe if rule else None
-
-    @property
-    def name(self) -> str:
-        rule = RULES.get(self.code)
-        return rule.name if rule else "syntax-error"
-
-
-@dataclass
-class Options:
-    """Per-project facts the rules need (not rule selection)."""
-
-    numpy_below_2: bool = False
-
-
 @dataclass
 class _Deferred:
     node: ast.AST
@@ -120,7 +63,6 @@ class Checker:
     """Walks one module once, binding names and calling the enabled rules per node type."""
 
     def __init__(self, text: str, tree: ast.Module, enabled: Iterable[str], options: Options):
-        load_rule_modules()
         self.text = text
         self.tree = tree
         self.enabled = frozenset(enabled)
@@ -461,14 +403,6 @@ def _fields(cls: type) -> tuple[str, ...]:
     if fields is None:
         fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in _SKIPPED_FIELDS)
     return fields
-
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as the parser counts them (only \\n, \\r\\n and \\r end a line), with their ends."""
-    return _LINE.findall(text) or [""]
 
 
 def walk_local(node: ast.AST) -> Iterable[ast.AST]:

@@ -16,8 +16,10 @@ from io import BytesIO
 from pathlib import Path
 
 from pitfalls.catalogue.rule_table import SYNTAX_ERROR, matches
-from pitfalls.check.checker import Checker, Edit, Finding, Options, split_lines
+from pitfalls.check import registry  # noqa: F401 - the rules register themselves on import
+from pitfalls.check.checker import Checker
 from pitfalls.check.files import Globs
+from pitfalls.check.findings import Edit, Finding, Options, split_lines
 from pitfalls.check.notebook import ParsedNotebook, parse_notebook
 
 NOQA = re.compile(

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pitfalls.check.checker import split_lines
+from pitfalls.check.findings import split_lines
 
 ASSIGNED_MAGIC = re.compile(r"^(\s*)([\w.]+\s*=\s*)[%!]")
 HELP_QUERY = re.compile(r"^[\w.]+\?{1,2}\s*$")  # `obj?`, `obj??`

@@ -9,7 +9,8 @@ from typing import Any
 
 from pitfalls._version import __version__
 from pitfalls.catalogue.rule_table import RULES, SYNTAX_ERROR
-from pitfalls.check.checker import DOCS, Finding, load_rule_modules
+from pitfalls.check.findings import Finding
+from pitfalls.check.registry import DOCS
 
 FORMATS = ("text", "json", "sarif", "github")
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -86,7 +87,6 @@ def _fix_json(finding: Finding) -> dict[str, Any] | None:
 
 def rule_description(code: str) -> dict[str, Any]:
     """A rule as data, as in `show --json`, `--explain --json` and SARIF."""
-    load_rule_modules()
     rule = RULES[code]
     return {
         "code": rule.code,
@@ -102,7 +102,6 @@ def rule_description(code: str) -> dict[str, Any]:
 
 def render_sarif(findings: list[Finding]) -> str:
     """SARIF 2.1.0: every rule in the driver, one result per finding."""
-    load_rule_modules()
     rules = [
         {
             "id": rule.code,

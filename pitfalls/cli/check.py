@@ -277,7 +277,7 @@ def _path_of(display: str) -> str:
 
 
 def _unified_diff(result) -> str:  # type: ignore[no-untyped-def]
-    from pitfalls.check.checker import split_lines
+    from pitfalls.check.findings import split_lines
 
     # Lines as Python counts them: str.splitlines() also breaks at \f and \u2028.
     before = split_lines(result.original) if result.original else []

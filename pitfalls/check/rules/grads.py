@@ -7,7 +7,7 @@ import ast
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
 from pitfalls.check.kinds import MODULE
-from pitfalls.check.rules.steps import is_optimizer, scaler_step
+from pitfalls.check.optimizers import is_optimizer, scaler_step
 
 CLIPS = frozenset({"clip_grad_norm_", "clip_grad_value_", "clip_grad_norm"})
 GENERATORS = frozenset({"parameters", "named_parameters"})

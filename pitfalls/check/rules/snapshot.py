@@ -8,7 +8,7 @@ from typing import Any
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
 from pitfalls.check.kinds import LOADER, SCHEDULER
-from pitfalls.check.rules.steps import helper_summaries
+from pitfalls.check.optimizers import helper_summaries
 from pitfalls.check.scopes import short_dotted
 
 _SHALLOW_COPIES = frozenset({"dict", "collections.OrderedDict", "copy.copy"})

@@ -7,7 +7,14 @@ import ast
 import re
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
-from pitfalls.check.kinds import OPTIMIZER, SCHEDULER
+from pitfalls.check.kinds import SCHEDULER
+from pitfalls.check.optimizers import (
+    helper_summaries,
+    is_optimizer,
+    receiver_name,
+    scaler_step,
+    zeroes_grad_by_hand,
+)
 from pitfalls.check.scopes import Scope
 
 DROPOUTS = frozenset(
@@ -21,27 +28,12 @@ DROPOUTS = frozenset(
         "feature_alpha_dropout",
     )
 )
-OPTIMIZER_NAME = re.compile(r"optim|^opt(_|$)|_opt$", re.IGNORECASE)
 SCHEDULER_NAME = re.compile(r"sched", re.IGNORECASE)
-
-
-def _receiver_name(node: ast.AST) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return ""
-
-
-def is_optimizer(checker: Checker, node: ast.AST) -> bool:
-    """Whether `node` holds an optimizer: known from the file, or named like one."""
-    kind = checker.model.kind_of(node)
-    return kind == OPTIMIZER or kind is None and bool(OPTIMIZER_NAME.search(_receiver_name(node)))
 
 
 def _is_scheduler(checker: Checker, node: ast.AST) -> bool:
     kind = checker.model.kind_of(node)
-    return kind == SCHEDULER or kind is None and bool(SCHEDULER_NAME.search(_receiver_name(node)))
+    return kind == SCHEDULER or kind is None and bool(SCHEDULER_NAME.search(receiver_name(node)))
 
 
 def _lr_step_arguments(node: ast.Call) -> bool:
@@ -55,7 +47,7 @@ def _step_calls(checker: Checker, loop: ast.AST) -> list[tuple[tuple[int, int], 
     found: list[tuple[tuple[int, int], str, ast.AST]] = []
     helper_calls: list[ast.Call] = []
     for node in walk_local(loop):
-        if _zeroes_grad_by_hand(node):
+        if zeroes_grad_by_hand(node):
             found.append(((node.lineno, node.col_offset), "grad", node))  # type: ignore[attr-defined]
         if not isinstance(node, ast.Call):
             continue
@@ -80,55 +72,10 @@ def _step_calls(checker: Checker, loop: ast.AST) -> list[tuple[tuple[int, int], 
     if helper_calls and kinds & {"scheduler", "backward", "optimizer"}:
         helpers = helper_summaries(checker)
         for call in helper_calls:
-            for flag in sorted(helpers.get(_receiver_name(call.func), ())):
+            for flag in sorted(helpers.get(receiver_name(call.func), ())):
                 found.append(((call.lineno, call.col_offset), flag, call))
     found.sort(key=lambda item: item[0])
     return found
-
-
-def _zeroes_grad_by_hand(node: ast.AST) -> bool:
-    """`p.grad = None`, `p.grad.zero_()`, `p.grad.data.zero_()`, `p.grad.detach_()`."""
-    if isinstance(node, ast.Attribute) and node.attr == "grad":
-        return isinstance(node.ctx, ast.Store)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        if node.func.attr in ("zero_", "detach_", "fill_"):
-            receiver = node.func.value
-            if isinstance(receiver, ast.Attribute) and receiver.attr == "data":
-                receiver = receiver.value
-            return isinstance(receiver, ast.Attribute) and receiver.attr == "grad"
-    return False
-
-
-def scaler_step(checker: Checker, node: ast.Call) -> bool:
-    """`scaler.step(optimizer)` steps the optimizer."""
-    return bool(node.args) and is_optimizer(checker, node.args[0])
-
-
-def helper_summaries(checker: Checker) -> dict[str, set[str]]:
-    """For each function of this file, whether it zeroes gradients or steps an optimizer."""
-
-    def compute() -> dict[str, set[str]]:
-        summaries: dict[str, set[str]] = {}
-        for node in ast.walk(checker.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                flags: set[str] = set()
-                for inner in ast.walk(node):
-                    if _zeroes_grad_by_hand(inner):
-                        flags.add("zero_grad")
-                    if isinstance(inner, ast.Attribute):
-                        if inner.attr == "zero_grad":
-                            flags.add("zero_grad")
-                        elif inner.attr == "step" and OPTIMIZER_NAME.search(
-                            _receiver_name(inner.value)
-                        ):
-                            flags.add("optimizer")
-                        elif inner.attr in ("backward", "manual_backward"):
-                            flags.add("backward")
-                if flags:
-                    summaries.setdefault(node.name, set()).update(flags)
-        return summaries
-
-    return checker.cached(checker.tree, "helpers", compute)
 
 
 @check(("PFL302", "PFL303"), ast.For, ast.While)
