@@ -17,8 +17,8 @@ from pitfalls.catalogue.rule_table import (
     rules_for_recipe,
     rules_table,
 )
-from pitfalls.check.checker import DOC_START, DOCS, load_rule_modules
 from pitfalls.check.driver import Settings, check_text
+from pitfalls.check.registry import DOC_START, DOCS
 
 SECTIONS = ("## What it does", "## Why is this bad?", "## Example", "Use instead:")
 
@@ -33,7 +33,6 @@ def test_codes_are_well_formed_and_names_unique() -> None:
 
 
 def test_every_rule_is_checked_and_documented_with_ruffs_sections() -> None:
-    load_rule_modules()
     for code in RULES:
         doc = DOCS.get(code, "")
         assert doc.startswith(DOC_START), code
