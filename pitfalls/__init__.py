@@ -15,6 +15,7 @@ def load_ipython_extension(ip) -> None:  # noqa: ANN001 - IPython's shell, not i
     Defined here because IPython looks for it on the module named in `%load_ext`; it imports
     the notebook support only when called, since every CLI run imports this file.
     """
+    # lazy: the notebook support only on %load_ext (every CLI run imports this file)
     from pitfalls.notebook import load
 
     load(ip)
@@ -22,6 +23,7 @@ def load_ipython_extension(ip) -> None:  # noqa: ANN001 - IPython's shell, not i
 
 def unload_ipython_extension(ip) -> None:  # noqa: ANN001
     """`%unload_ext pitfalls`."""
+    # lazy: the notebook support only on %load_ext (every CLI run imports this file)
     from pitfalls.notebook import unload
 
     unload(ip)

@@ -69,6 +69,7 @@ def prefetch(argv: list[str]) -> None:
     words = [w for w in argv if not w.startswith("-")]
     if not words or words[0] not in READING_COMMANDS or {"-h", "--help"} & set(argv):
         return
+    # lazy: standard library only this path needs, kept off start-up
     import threading
 
     chosen = os.environ.get("PITFALLS_PREFETCH", "")  # 0: never; 1: even on a busy machine
@@ -76,6 +77,7 @@ def prefetch(argv: list[str]) -> None:
         return
     if chosen != "1" and not _idle_cpu():
         return
+    # lazy: the catalogue is loaded only by a command that needs recipes
     from pitfalls.catalogue.cache import cache_dir, cache_file
     from pitfalls.catalogue.registry import Source, builtin_dir, path_sources
 
@@ -160,15 +162,18 @@ def _child_body(fd: int, kinds: tuple[str, ...], page: tuple[str, str | None] | 
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 2)
+        # lazy: the catalogue is loaded only by a command that needs recipes
         from pitfalls.catalogue.registry import Registry
 
         registry = Registry.load()
         if "search" in kinds:
+            # lazy: search's index and tables only when searching
             from pitfalls.search.index import attach_indexes
 
             attach_indexes(list(registry))
         os.write(fd, CATALOGUE)
         if page is not None:
+            # lazy: rendering (and Rich) only when printing for a terminal
             from pitfalls.render.page import prepare_page
 
             prepare_page(registry, *page)
@@ -181,6 +186,7 @@ def _child_body(fd: int, kinds: tuple[str, ...], page: tuple[str, str | None] | 
 
 def _wait_for(step: bytes, timeout: float) -> bool:
     """Wait until the child reports `step` done or ends; False when there is no child."""
+    # lazy: standard library only this path needs, kept off start-up
     import select
     import time
 

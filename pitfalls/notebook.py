@@ -33,6 +33,7 @@ def _rich_frontend(ip: Any) -> bool:
 
 def _display_markdown(ip: Any, markdown: str) -> None:
     if _rich_frontend(ip):
+        # lazy: IPython only inside a kernel
         from IPython.display import Markdown, display
 
         display(Markdown(markdown))
@@ -42,6 +43,7 @@ def _display_markdown(ip: Any, markdown: str) -> None:
 
 def hint_for(error: BaseException, lang: str | None = None) -> str | None:
     """The Markdown hint for an exception a cell raised, or None when no recipe is confident."""
+    # lazy: search's index and tables only when searching
     from pitfalls.search.ranking import best_match
 
     text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
@@ -77,6 +79,7 @@ def _post_run_cell(ip: Any):
 
 def pitfalls_magic(line: str) -> None:
     """%pitfalls show ID | run ID [--device D] | search WORDS   [--lang en|zh]"""
+    # lazy: IPython only inside a kernel
     from IPython import get_ipython
 
     ip = get_ipython()
@@ -101,6 +104,7 @@ def pitfalls_magic(line: str) -> None:
     if verb == "search":
         _search(ip, " ".join(rest), lang)
         return
+    # lazy: the catalogue is loaded only by a command that needs recipes
     from pitfalls.catalogue.registry import ResolveError
 
     try:
@@ -115,6 +119,7 @@ def pitfalls_magic(line: str) -> None:
             print(f"pitfalls: {t('err.unknown', lang, word=err.word)} {hint}")
         return
     if verb == "show":
+        # lazy: rendering (and Rich) only when printing for a terminal
         from pitfalls.render.page import page_markdown
 
         used, prose = recipe.prose_with_fallback(lang)
@@ -129,6 +134,7 @@ def pitfalls_magic(line: str) -> None:
 
 
 def _search(ip: Any, query: str, lang: str) -> None:
+    # lazy: search's index and tables only when searching
     from pitfalls.search.ranking import search
 
     hits = [h for h in search(_registry(), query, limit=5) if h.confident]
@@ -140,6 +146,7 @@ def _search(ip: Any, query: str, lang: str) -> None:
 
 
 def _run(recipe: Any, device: str, lang: str) -> None:
+    # lazy: the runner only for what runs snippets
     from pitfalls.render.results import plain_lines
     from pitfalls.runner import RunnerUnavailable, run_recipe, valid_device
 

@@ -140,6 +140,7 @@ def _run_piped(command: list[str]) -> Traced:
 
 
 def _run_on_pty(command: list[str]) -> Traced:
+    # lazy: terminal control only on this path (POSIX)
     import pty
     import termios
 
@@ -199,6 +200,7 @@ def _run_on_pty(command: list[str]) -> Traced:
 
 
 def _copy_window_size(target_fd: int) -> None:
+    # lazy: terminal control only on this path (POSIX)
     import fcntl
     import struct
     import termios

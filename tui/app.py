@@ -61,10 +61,12 @@ class PitfallsApp(App[None]):
         """
         super().__init__()
         if registry is None:
+            # lazy: the catalogue is loaded only by a command that needs recipes
             from pitfalls.catalogue.registry import Registry
 
             registry = Registry.load()  # TOML only: prose is read lazily, after first paint
         if runner is None:
+            # lazy: the TUI and Textual only when the TUI opens
             from pitfalls.tui.backend import ProcessRunner
 
             runner = ProcessRunner()
@@ -86,6 +88,7 @@ class PitfallsApp(App[None]):
     def on_mount(self) -> None:
         """Follow the language, report recipes that failed to load."""
         self.watch(self, "lang", self._language_changed)
+        # lazy: the string tables only when a message is printed
         from pitfalls.i18n import t
 
         for problem in self.registry.problems:
@@ -121,6 +124,7 @@ class PitfallsApp(App[None]):
 
     def action_help(self) -> None:
         """Show the bindings."""
+        # lazy: the TUI and Textual only when the TUI opens
         from pitfalls.tui.screens.help import HelpScreen  # only when asked: keeps start-up lean
 
         if isinstance(self.screen, HelpScreen):

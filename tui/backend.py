@@ -109,11 +109,13 @@ class ProcessRunner:
     @property
     def timeout(self) -> float:
         """Seconds a snippet may run."""
+        # lazy: the runner only for what runs snippets
         from pitfalls.runner import DEFAULT_TIMEOUT
 
         return self._timeout or DEFAULT_TIMEOUT
 
     def _shared_pool(self) -> ProcessPool:
+        # lazy: the runner only for what runs snippets
         from pitfalls.runner import ProcessPool, python_for
 
         if self._pool is None:
@@ -128,6 +130,7 @@ class ProcessRunner:
 
     def probe(self) -> DeviceReport:
         """Resolve `auto` in a child and read the devices it lists."""
+        # lazy: the runner only for what runs snippets
         from pitfalls.runner import RunnerUnavailable, probe_device
 
         with self._run_lock:
@@ -145,6 +148,7 @@ class ProcessRunner:
 
     def run(self, recipe: Recipe, device: str, on_output: OutputHandler) -> RunResult:
         """Run `recipe` on `device` in the shared pool, streaming its output."""
+        # lazy: the runner only for what runs snippets
         from pitfalls.runner import run_recipe
 
         def forward(kind: str, task: object, data: object) -> None:
@@ -170,6 +174,7 @@ class ProcessRunner:
 
     def verify(self, recipes: list[Recipe], device: str, on_result: ResultHandler) -> VerifyReport:
         """Verify `recipes` on `device` in a pool of their own."""
+        # lazy: the runner only for what runs snippets
         from pitfalls.runner import ProcessPool, python_for
         from pitfalls.runner import verify as verify_all
 

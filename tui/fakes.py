@@ -56,6 +56,7 @@ class FakeRunner:
         return self.report
 
     def _result(self, recipe: Recipe, device: str, cancelled: bool = False) -> RunResult:
+        # lazy: the runner only for what runs snippets
         from pitfalls.runner.process import Outcome, Task
         from pitfalls.runner.result import from_outcome
 
@@ -84,6 +85,7 @@ class FakeRunner:
 
     def verify(self, recipes: list[Recipe], device: str, on_result: ResultHandler) -> VerifyReport:
         """Report every recipe's canned result in order."""
+        # lazy: the runner only for what runs snippets
         from pitfalls.runner import VerifyReport
 
         report = VerifyReport("cpu" if device == "auto" else device, dict(FAKE_ENVIRONMENT))

@@ -52,10 +52,12 @@ def open_directly(argv: list[str]) -> bool:
     wanted, lang = tui_request(argv)
     if not wanted or cannot_host_reason() is not None:
         return False
+    # lazy: the string tables only when a message is printed
     from pitfalls.i18n import SUPPORTED
 
     if lang is not None and lang not in SUPPORTED:
         return False
+    # lazy: the TUI and Textual only when the TUI opens
     from pitfalls.tui.app import run_app
 
     run_app(lang=lang)

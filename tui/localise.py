@@ -37,6 +37,7 @@ def localise_bindings(node: DOMNode, lang: str) -> None:
 
 def inline_code(text: str, style: str = "") -> Text:
     """`text` as rich Text with Markdown code spans (`x`) shown in bold without backticks."""
+    # lazy: Rich loads only when something is drawn
     from rich.text import Text
 
     result = Text(style=style)

@@ -12,6 +12,7 @@ from pitfalls.authoring.lint import Finding, display_path, read_text
 
 def format_findings(folders: list[Path]) -> list[Finding]:
     """PIT013 for each snippet `ruff format --check` would change; nothing without ruff."""
+    # lazy: standard library only this path needs, kept off start-up
     from concurrent.futures import ThreadPoolExecutor
 
     command = ruff_command()
@@ -44,6 +45,7 @@ def _ruff_would_reformat(command: list[str], path: Path) -> bool:
 
 
 def _parses(path: Path) -> bool:
+    # lazy: standard library only this path needs, kept off start-up
     import ast
 
     text = read_text(path) if path.is_file() else None
@@ -58,6 +60,7 @@ def _parses(path: Path) -> bool:
 
 def ruff_command() -> list[str] | None:
     """How to run ruff: the current interpreter's module, else `ruff` on PATH, else None."""
+    # lazy: standard library only this path needs, kept off start-up
     import shutil
     from importlib.util import find_spec
 
@@ -69,6 +72,7 @@ def ruff_command() -> list[str] | None:
 
 def check_urls(urls: list[tuple[str, Path, int | None]]) -> list[Finding]:
     """PIT015 for each reference that cannot be fetched; fetched a few at a time."""
+    # lazy: standard library only this path needs, kept off start-up
     from concurrent.futures import ThreadPoolExecutor
 
     unique = list(dict.fromkeys(url for url, _, _ in urls))
@@ -83,6 +87,7 @@ def check_urls(urls: list[tuple[str, Path, int | None]]) -> list[Finding]:
 
 def fetch_problem(url: str, timeout: float = 10.0) -> str | None:
     """Why `url` cannot be fetched, or None when it answers with a success status."""
+    # lazy: standard library only this path needs, kept off start-up
     import urllib.error
     import urllib.request
 

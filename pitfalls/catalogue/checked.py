@@ -23,6 +23,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pitfalls.catalogue.cache import cached_render, files_signature
+from pitfalls.catalogue.verdict import version_in_range
+from pitfalls.i18n import t
+
 if TYPE_CHECKING:
     from pitfalls.catalogue.model import Recipe
 
@@ -143,6 +147,7 @@ def installed_torch() -> str | None:
         for name in names:
             if name.startswith("torch-") and name.endswith(".dist-info"):
                 return name[len("torch-") : -len(".dist-info")]
+    # lazy: standard library only this path needs, kept off start-up
     from importlib import metadata  # an egg or an unusual layout
 
     try:
@@ -152,6 +157,7 @@ def installed_torch() -> str | None:
 
 
 def _version_key(text: str) -> Any:
+    # lazy: packaging only off the fast path (plain version ranges need none)
     from packaging.version import InvalidVersion, Version
 
     try:
@@ -258,7 +264,6 @@ def summary(recipe: Recipe, installed: str | None | bool = False) -> dict[str, A
     """`summarise` for `recipe`, memoised on disk; `installed` defaults to the torch here."""
     if installed is False:
         installed = installed_torch()
-    from pitfalls.catalogue.cache import cached_render, files_signature
 
     key = [
         "checked-summary",
@@ -302,8 +307,6 @@ def _device_label(group: dict[str, Any], lang: str, several_cpus: bool) -> str:
 
 
 def _held_text(groups: list[dict[str, Any]], lang: str) -> str:
-    from pitfalls.i18n import t
-
     several = sum(1 for g in groups if g["device"] == "cpu") > 1
     parts = []
     for group in groups:
@@ -319,8 +322,6 @@ def _held_text(groups: list[dict[str, Any]], lang: str) -> str:
 
 def summary_line(data: dict[str, Any], lang: str) -> str:
     """The one line `show` prints under the title (empty when the folder keeps no record)."""
-    from pitfalls.i18n import t
-
     state = data.get("state")
     if state == "no_record" or state is None:
         return ""
@@ -360,8 +361,6 @@ def disagreements(
     """Rows of the current revision that contradict the recipe's declared ranges: the claim
     failed (or the snippet failed to run) on a torch inside the recipe's `torch` range, with a
     NumPy and Python inside its `numpy` and `python` gates."""
-    from pitfalls.catalogue.verdict import version_in_range
-
     found = []
     for row in rows or []:
         if row.get("revision") != current or row.get("status") not in ("claim_failed", "error"):

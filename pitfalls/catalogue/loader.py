@@ -38,6 +38,7 @@ class RecipeError(ValueError):
 def read_toml(path: Path) -> dict[str, Any]:
     """Parse a TOML file, turning syntax errors into a RecipeError with the line."""
     # Imported here: with the metadata cache warm, `list` and `show` parse no TOML at all.
+    # lazy: TOML is parsed only on a cold cache or a config file
     from pitfalls import _toml as tomllib
 
     if path.exists() and not path.is_file():  # a folder, or a FIFO that would block
@@ -322,6 +323,7 @@ def check_specifier(text: Any, where: str, name: str = "torch") -> None:
         raise RecipeError(f'{where}: `{name}` must be a version range such as ">=2.0"')
     if _PLAIN_RANGE.match(text):
         return
+    # lazy: packaging only off the fast path (plain version ranges need none)
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
 
     try:

@@ -128,6 +128,7 @@ class Expectation:
 
     def describe(self) -> str:
         """A short human form, such as `loss_is_finite == false` (values as in TOML/JSON)."""
+        # lazy: standard library only this path needs, kept off start-up
         import json
 
         def show(value: Any) -> str:

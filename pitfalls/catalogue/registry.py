@@ -27,6 +27,7 @@ def builtin_dir() -> Path:
     """The folder of the built-in recipes, in a checkout or an installed wheel."""
     # `pitfalls.recipes` is mapped onto the repo's `recipes/` folder; find_spec locates it
     # without importing anything heavy.
+    # lazy: standard library only this path needs, kept off start-up
     from importlib.util import find_spec
 
     spec = find_spec("pitfalls.recipes")
@@ -151,6 +152,7 @@ def _package_folders(module: str) -> list[str]:
     package that plain sys.path folders cannot locate (an editable install's finder, a zip)
     falls back to importlib's find_spec, which imports the parent packages.
     """
+    # lazy: standard library only this path needs, kept off start-up
     from importlib.machinery import PathFinder
     from importlib.util import find_spec
 

@@ -60,6 +60,7 @@ def version_in_range(version: str | None, spec: str) -> bool | None:
         return True
     if not version:
         return None
+    # lazy: packaging only off the fast path (plain version ranges need none)
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
     from packaging.version import InvalidVersion, Version
 

@@ -42,6 +42,7 @@ class CheckConfig:
 
 
 def _toml_loads(text: str) -> dict[str, Any]:
+    # lazy: TOML is parsed only on a cold cache or a config file
     from pitfalls import _toml
 
     return _toml.loads(text)

@@ -235,6 +235,7 @@ def check_files(
     work = [(path, display, settings) for path, display in files]
     if jobs <= 1 or len(work) < PARALLEL_MIN_FILES:
         return [_worker(job) for job in work]
+    # lazy: standard library only this path needs, kept off start-up
     from concurrent.futures import ProcessPoolExecutor
 
     chunk = max(1, len(work) // (jobs * 4))

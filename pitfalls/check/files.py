@@ -98,6 +98,7 @@ class _Ignores:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             return
+        # lazy: pathspec only for exclude globs
         import pathspec  # deferred: only trees with a .gitignore pay for it
 
         self.specs.append((folder, pathspec.GitIgnoreSpec.from_lines(lines)))

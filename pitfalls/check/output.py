@@ -34,6 +34,7 @@ def render_text(findings: list[Finding], color: bool) -> str:
     fix that `--fix` applies, and each finding says how to read its recipe."""
     if not color:
         return "".join(plain_line(f) + "\n" for f in findings)
+    # lazy: Rich loads only when something is drawn
     from rich.markup import escape
 
     out: list[str] = []
@@ -167,6 +168,7 @@ def render_sarif(findings: list[Finding]) -> str:
 def _uri(path: str) -> str:
     """A path as a relative URI reference: `%`, spaces and `#` escaped, and `:` too, so that
     `c:/x.py` or `na:me.py` is not read as a URI scheme."""
+    # lazy: standard library only this path needs, kept off start-up
     from urllib.parse import quote
 
     return quote(path.replace("\\", "/"), safe="/")

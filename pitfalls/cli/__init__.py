@@ -66,9 +66,11 @@ def _root(
     STATE.lang = lang
     STATE._registry = None
     if ctx.invoked_subcommand is None:
+        # lazy: each command's module is imported only when that command runs
         from pitfalls.cli.tui_entry import should_open_tui
 
         if should_open_tui():
+            # lazy: each command's module is imported only when that command runs
             from pitfalls.cli.tui_entry import open_tui
 
             open_tui(lang)
@@ -102,19 +104,23 @@ def _command(name: str) -> tuple[Callable[..., Any], dict[str, Any]]:
     """One command's function and keyword arguments of `Typer.command`, importing only the
     module that defines it."""
     if name in ("list", "show", "search"):
+        # lazy: each command's module is imported only when that command runs
         from pitfalls.cli import browse
 
         functions = {"list": browse.list_recipes, "show": browse.show, "search": browse.search}
         return functions[name], {"rich_help_panel": READ}
     if name in ("run", "verify"):
+        # lazy: each command's module is imported only when that command runs
         from pitfalls.cli import execute
 
         return getattr(execute, name), {"rich_help_panel": RUN, "epilog": EXIT_CODES_HELP}
     if name == "doctor":
+        # lazy: each command's module is imported only when that command runs
         from pitfalls.cli import doctor
 
         return doctor.doctor, {"rich_help_panel": RUN}
     if name == "trace":
+        # lazy: each command's module is imported only when that command runs
         from pitfalls.cli import trace_cmd
 
         return trace_cmd.trace, {
@@ -123,14 +129,17 @@ def _command(name: str) -> tuple[Callable[..., Any], dict[str, Any]]:
             "context_settings": {"allow_interspersed_args": False},
         }
     if name == "check":
+        # lazy: each command's module is imported only when that command runs
         from pitfalls.cli.check import CHECK_EXIT_CODES, check
 
         return check, {"rich_help_panel": CHECK, "epilog": CHECK_EXIT_CODES}
     if name in ("lint", "new"):
+        # lazy: each command's module is imported only when that command runs
         from pitfalls.cli import authoring
 
         return getattr(authoring, name), {"rich_help_panel": AUTHOR}
     if name == "tui":
+        # lazy: each command's module is imported only when that command runs
         from pitfalls.cli import tui_entry
 
         return tui_entry.tui, {"rich_help_panel": READ}
@@ -218,6 +227,7 @@ def main() -> None:
 
 def interrupted() -> None:
     """Say "Interrupted." in the user's language and exit 130."""
+    # lazy: the string tables only when a message is printed
     from pitfalls.i18n import choose_language, t
 
     sys.stderr.write(f"\npitfalls: {t('err.interrupted', choose_language(STATE.lang))}\n")

@@ -28,6 +28,7 @@ JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of text.")
 
 
 def _torch_state(recipe: Recipe, version: str | None) -> str:
+    # lazy: only this path needs it
     from pitfalls.catalogue.verdict import version_in_range
 
     if version is None:
@@ -77,9 +78,11 @@ def list_recipes(
         ]
         sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
         return
+    # lazy: Rich loads only when something is drawn
     from rich.markup import escape
     from rich.table import Table
 
+    # lazy: Rich and the registry only when the command prints or reads recipes
     from pitfalls.cli.common import console
     from pitfalls.render.results import inline_text
 
@@ -115,6 +118,7 @@ def list_recipes(
 
 def _checked(recipe: Recipe, lang: str, rows: bool = False) -> dict:
     """The record of torch versions this recipe was checked on, for --json."""
+    # lazy: the torch-version record only for the line that shows it
     from pitfalls.catalogue.checked import rows_for, summary, summary_line
 
     data = summary(recipe)
@@ -138,6 +142,7 @@ def show(
     Try `pitfalls show detach --lang zh`, or `pitfalls show focal-loss --code > f.py`.
     """
     lang = language(lang)
+    # lazy: the rule table only for pages and rule codes
     from pitfalls.catalogue.rule_table import CODE_SHAPE, lookup, rules_for_recipe
 
     rule = lookup(recipe_id) if CODE_SHAPE.match(recipe_id) else None
@@ -157,6 +162,7 @@ def show(
         data = recipe.to_dict()
         data["prose"] = {lg: recipe.prose(lg) for lg in ("en", "zh")}
         data["snippet"] = snippet
+        # lazy: the checker and its rules only for `check` and rule pages
         from pitfalls.check.output import rule_description
 
         data["rules"] = [rule_description(r.code) for r in rules_for_recipe(recipe.id)]
@@ -192,6 +198,7 @@ def search(
     the query, one line on stderr names the closest ones and the exit code is 1.
     Example: `pitfalls search 梯度`, or `python train.py 2>&1 | pitfalls search -`.
     """
+    # lazy: search's index and tables only when searching
     from pitfalls.search.ranking import search as rank
 
     lang = language(lang)
@@ -227,9 +234,11 @@ def search(
             r = hit.recipe
             echo(f"{r.id}\t{r.text(r.title, lang)}\t{hit.score:g}")
         return
+    # lazy: Rich loads only when something is drawn
     from rich.markup import escape
     from rich.table import Table
 
+    # lazy: Rich and the registry only when the command prints or reads recipes
     from pitfalls.cli.common import console
     from pitfalls.render.results import inline_text
 

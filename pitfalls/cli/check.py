@@ -85,6 +85,7 @@ def check(
     if explain is not None:
         explain_rule(explain, lang, as_json=output_format == "json")
         return
+    # lazy: the checker and its rules only for `check` and rule pages
     from pitfalls.catalogue.rule_table import known_selector, resolve_selection
     from pitfalls.check.config import ConfigError, find_config
     from pitfalls.check.driver import Settings
@@ -120,6 +121,7 @@ def check(
         results = [_check_stdin(stdin_data, stdin_filename, settings)]
         files = 1
     else:
+        # lazy: the checker and its rules only for `check` and rule pages
         from pitfalls.check.driver import FileResult, check_files
         from pitfalls.check.files import discover
 
@@ -154,6 +156,7 @@ def check(
 
 def _common(words: list[str]) -> Path:
     """The folder to look for pyproject.toml from: the paths' common folder."""
+    # lazy: standard library only this path needs, kept off start-up
     import os
 
     folders = [str(_resolve(w) if os.path.isdir(w) else _resolve(w).parent) for w in words]
@@ -187,6 +190,7 @@ def _read_stdin_bytes() -> bytes:
 
 
 def _check_stdin(data: bytes, stdin_filename: str | None, settings):  # type: ignore[no-untyped-def]
+    # lazy: the checker and its rules only for `check` and rule pages
     from pitfalls.check.driver import check_bytes
 
     path = Path(stdin_filename) if stdin_filename else None
@@ -204,6 +208,7 @@ def _write_stdout_bytes(data: bytes) -> None:
 
 
 def _finish(results, files, output_format, statistics, exit_zero, quiet, fix, diff, stdin_data):  # type: ignore[no-untyped-def]
+    # lazy: the checker and its rules only for `check` and rule pages
     from pitfalls.check.output import (
         render_github,
         render_json,
@@ -260,6 +265,7 @@ def _finish(results, files, output_format, statistics, exit_zero, quiet, fix, di
     else:
         text = render_text(findings, color)
     if color and output_format == "text" and out is sys.stdout:
+        # lazy: Rich and the registry only when the command prints or reads recipes
         from pitfalls.cli.common import console
 
         console().print(text, end="", highlight=False, soft_wrap=True)
@@ -277,6 +283,7 @@ def _path_of(display: str) -> str:
 
 
 def _unified_diff(result) -> str:  # type: ignore[no-untyped-def]
+    # lazy: the checker and its rules only for `check` and rule pages
     from pitfalls.check.findings import split_lines
 
     # Lines as Python counts them: str.splitlines() also breaks at \f and \u2028.
@@ -288,6 +295,7 @@ def _unified_diff(result) -> str:  # type: ignore[no-untyped-def]
 
 def explain_rule(word: str, lang: str, as_json: bool = False) -> None:
     """Print a rule's documentation, then the recipe page behind it."""
+    # lazy: the checker and its rules only for `check` and rule pages
     from pitfalls.catalogue.rule_table import lookup
     from pitfalls.check.output import rule_description
 
@@ -312,6 +320,7 @@ def explain_rule(word: str, lang: str, as_json: bool = False) -> None:
         "",
     ]
     markdown = "\n".join(header)
+    # lazy: Rich and the registry only when the command prints or reads recipes
     from pitfalls.catalogue.registry import ResolveError
     from pitfalls.cli.common import registry
 
@@ -320,6 +329,7 @@ def explain_rule(word: str, lang: str, as_json: bool = False) -> None:
     except ResolveError:
         recipe = None
     if recipe is not None:
+        # lazy: rendering (and Rich) only when printing for a terminal
         from pitfalls.render.page import page_markdown
 
         _, prose = recipe.prose_with_fallback(lang)
@@ -329,8 +339,10 @@ def explain_rule(word: str, lang: str, as_json: bool = False) -> None:
     if plain_output():
         sys.stdout.write(markdown)
         return
+    # lazy: Rich loads only when something is drawn
     from rich.markdown import Markdown
 
+    # lazy: Rich and the registry only when the command prints or reads recipes
     from pitfalls.cli.common import console
 
     console().print(Markdown(markdown, code_theme="monokai"))

@@ -52,6 +52,7 @@ def plain_output() -> bool:
 
 def console(stderr: bool = False) -> Console:
     """A rich console; colour and width follow the terminal."""
+    # lazy: rendering (and Rich) only when printing for a terminal
     from pitfalls.render import results
 
     return results.console(stderr)
@@ -95,9 +96,11 @@ def interrupted(lang: str) -> NoReturn:
 
 def registry(report: bool = True) -> Registry:
     """The loaded catalogue; load problems go to stderr once."""
+    # lazy: the catalogue is loaded only by a command that needs recipes
     from pitfalls.catalogue.registry import Registry
 
     if STATE._registry is None:
+        # lazy: start-up state, only where a command began
         from pitfalls._startup import wait_for_catalogue
 
         wait_for_catalogue()  # a child may be filling the metadata cache: read it, not parse
@@ -112,6 +115,7 @@ def registry(report: bool = True) -> Registry:
 
 def resolve(word: str, lang: str) -> Recipe:
     """The recipe named by `word`, or exit 2 with candidates or suggestions."""
+    # lazy: the catalogue is loaded only by a command that needs recipes
     from pitfalls.catalogue.registry import ResolveError
 
     try:
@@ -129,6 +133,7 @@ def resolve(word: str, lang: str) -> Recipe:
 
 def installed_torch_version() -> str | None:
     """The installed torch's version from package metadata, without importing torch."""
+    # lazy: standard library only this path needs, kept off start-up
     from importlib import metadata
 
     try:
@@ -156,6 +161,7 @@ def prestart_runner(argv: list[str]) -> None:
             python = argv[index + 1]
         elif word.startswith("--python="):
             python = word.split("=", 1)[1]
+    # lazy: the runner only for what runs snippets
     from pitfalls.runner.process import ProcessPool
 
     pool = ProcessPool(python=python)

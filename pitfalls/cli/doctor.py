@@ -23,6 +23,7 @@ from pitfalls.i18n import t
 
 def _probe_devices(python: Optional[str]) -> dict[str, Any]:
     """Ask a child process which devices torch sees (never in this process)."""
+    # lazy: the runner only for what runs snippets
     from pitfalls.runner import ProcessPool, RunnerUnavailable, probe_device, python_for
 
     try:
@@ -50,6 +51,7 @@ def doctor(
 
     Exits 1 when a recipe failed to load or lacks problem/fix, 0 otherwise.
     """
+    # lazy: the catalogue is loaded only by a command that needs recipes
     from pitfalls.catalogue.snippet_check import missing_functions
 
     lang = language(lang)
@@ -119,9 +121,11 @@ def doctor(
         for p in problems:
             echo(f"{p['severity']}\t{p['path']}\t{p['reason']}")
     else:
+        # lazy: Rich loads only when something is drawn
         from rich.markup import escape
         from rich.table import Table
 
+        # lazy: Rich and the registry only when the command prints or reads recipes
         from pitfalls.cli.common import console
 
         table = Table(show_header=False, show_edge=False, pad_edge=False)

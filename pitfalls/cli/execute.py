@@ -47,6 +47,7 @@ PYTHON_OPTION = typer.Option(
 
 
 def _check_device(device: str, lang: str) -> None:
+    # lazy: the runner only for what runs snippets
     from pitfalls.runner import DEVICE_NAMES, valid_device
 
     if not valid_device(device):
@@ -66,6 +67,7 @@ def _status(message: str) -> Any:
 
 
 def _start_pool(python: Optional[str], lang: str, timeout: float) -> ProcessPool:
+    # lazy: the runner only for what runs snippets
     from pitfalls.runner import ProcessPool, RunnerUnavailable
     from pitfalls.runner import python_for as choose_python
     from pitfalls.runner.process import START_TIMEOUT
@@ -88,11 +90,13 @@ def _prepare_output(recipes: list[Recipe], styled: bool, plot: bool) -> None:
     wait. Each recipe's claim is parsed from its recipe.toml, and the modules that render a
     result are imported. Nothing is printed; an error is left for when the work is done for
     real."""
+    # lazy: standard library only this path needs, kept off start-up
     from importlib import import_module
 
     try:
         for recipe in recipes:
             recipe.plots  # noqa: B018 - parses the expectations and plots together
+        # lazy: only this path needs it
         from pitfalls.catalogue.verdict import version_in_range
 
         version_in_range("0", ">=0")  # imports `packaging`
@@ -115,6 +119,7 @@ def _unavailable(err: Exception, python: str, lang: str) -> None:
 
 
 def _print_result(result: RunResult, lang: str, as_json: bool, plot: bool = True) -> None:
+    # lazy: rendering (and Rich) only when printing for a terminal
     from pitfalls.render.results import plain_lines, result_renderable
 
     if as_json:
@@ -132,6 +137,7 @@ def _print_result(result: RunResult, lang: str, as_json: bool, plot: bool = True
 def _chart_renderables(result: RunResult, lang: str, out: Any) -> list[Any]:
     """The run's charts, sized to the terminal; a chart that cannot be drawn is one line on
     stderr, never a failed command (its series' shape is already part of the verdict)."""
+    # lazy: rendering (and Rich) only when printing for a terminal
     from pitfalls.render.charts import chart_height, chart_renderable, charts_for
 
     drawn = []
@@ -144,6 +150,7 @@ def _chart_renderables(result: RunResult, lang: str, out: Any) -> list[Any]:
         except Exception as err:  # plotext failing on odd data must not hide the verdict
             warn(f"pitfalls: {t('chart.failed', lang, title=chart.title, error=err)}")
     if drawn:
+        # lazy: Rich loads only when something is drawn
         from rich.text import Text
 
         drawn.append(Text(""))  # a blank line before the checks
@@ -191,6 +198,7 @@ def run(
     invariant, did not hold here; 2 usage error; 3 device or torch not available; 4 the
     snippet failed (raised, crashed, was killed or timed out).
     """
+    # lazy: the runner only for what runs snippets
     from pitfalls.runner import RunnerUnavailable, run_recipe
 
     lang = language(lang)
@@ -258,6 +266,7 @@ def verify(
     with no finding; 1 a claim or an invariant did not hold, or there is a finding; 3 the
     device or torch is not available; 4 a recipe failed to run.
     """
+    # lazy: the runner only for what runs snippets
     from pitfalls.runner import DeviceUnavailable, RunnerUnavailable
     from pitfalls.runner import verify as verify_all
 
@@ -332,6 +341,7 @@ def verify(
 
 def _check_junit_path(path: str) -> None:
     """Exit 2 before running anything when --junit names a folder or an absent folder."""
+    # lazy: standard library only this path needs, kept off start-up
     import os
 
     folder = os.path.dirname(os.path.abspath(path))
@@ -343,6 +353,7 @@ def _check_junit_path(path: str) -> None:
 def _progress(total: int, lang: str) -> Any:
     if plain_output() or not sys.stderr.isatty():
         return None
+    # lazy: Rich loads only when something is drawn
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     return Progress(
@@ -360,6 +371,7 @@ def failure_reason(result: RunResult, lang: str) -> str:
         return result.skipped
     if result.error:
         return f"{result.error.get('kind')}: {result.error.get('message', '')}"
+    # lazy: rendering (and Rich) only when printing for a terminal
     from pitfalls.render.results import check_label
 
     failed = [c for c in result.checks if c.applies and not c.holds]
@@ -367,6 +379,7 @@ def failure_reason(result: RunResult, lang: str) -> str:
 
 
 def _print_report(report: VerifyReport, lang: str) -> None:
+    # lazy: rendering (and Rich) only when printing for a terminal
     from pitfalls.render.results import mark, verify_summary
 
     summary = verify_summary(report, lang)
@@ -392,6 +405,7 @@ def _print_report(report: VerifyReport, lang: str) -> None:
             )
         echo(f"{heading}\t{summary}")
         return
+    # lazy: Rich loads only when something is drawn
     from rich.markup import escape
     from rich.table import Table
 
@@ -428,6 +442,7 @@ def _print_report(report: VerifyReport, lang: str) -> None:
 
 def write_junit(report: VerifyReport, path: str) -> None:
     """Write the report as JUnit XML: one testcase per recipe."""
+    # lazy: standard library only this path needs, kept off start-up
     import xml.etree.ElementTree as ET
 
     counts = report.counts()

@@ -30,6 +30,7 @@ def trace(
     lang = language(lang)
     if not command:
         fail(t("trace.no_command", lang), 2)
+    # lazy: only `trace` needs it
     from pitfalls.trace import run_traced
 
     traced = run_traced(list(command))
@@ -46,6 +47,7 @@ def _explain(traceback_text: str | None, lang: str) -> None:
     """One short block naming the recipe, when the traceback matches one confidently."""
     if not traceback_text:
         return
+    # lazy: search's index and tables only when searching
     from pitfalls.search.ranking import best_match
 
     try:

@@ -16,6 +16,7 @@ def should_open_tui() -> bool:
 
 def open_tui(lang: Optional[str]) -> None:
     """Start the Textual app (imported here: textual costs a few hundred milliseconds)."""
+    # lazy: the TUI and Textual only when the TUI opens
     from pitfalls.tui.app import run_app  # which collects garbage as usual once it has painted
 
     run_app(lang=lang)

@@ -370,6 +370,7 @@ def _draw_bars(figure: Any, chart: Chart, drawn_y: list[float], rows: int) -> No
 def canvas_text(chart: Chart, width: int, height: int) -> str:
     """The chart's canvas as ANSI text, for a terminal."""
     # Deferred: plotext costs about 50 ms to import, paid only when a chart is drawn.
+    # lazy: plotext only to draw a chart
     import plotext
 
     plotext.clear_figure()
@@ -381,6 +382,7 @@ def canvas_text(chart: Chart, width: int, height: int) -> str:
 def legend_items(chart: Chart) -> list[Text]:
     """One Text per legend entry: each series' glyph in its colour, then its label; then
     what the edge marks mean, when the chart has any."""
+    # lazy: Rich loads only when something is drawn
     from rich.text import Text
 
     items = []
@@ -401,6 +403,7 @@ def legend_items(chart: Chart) -> list[Text]:
 
 def legend_renderable(chart: Chart) -> RenderableType:
     """The legend in as many columns as fit the width it is drawn at; an entry never breaks."""
+    # lazy: Rich loads only when something is drawn
     from rich.columns import Columns
 
     return Columns(legend_items(chart), padding=(0, 3))
@@ -408,6 +411,7 @@ def legend_renderable(chart: Chart) -> RenderableType:
 
 def header_text(chart: Chart) -> Text:
     """The title, and the y axis label under it."""
+    # lazy: Rich loads only when something is drawn
     from rich.text import Text
 
     text = Text(chart.title, style="bold")
@@ -418,6 +422,7 @@ def header_text(chart: Chart) -> Text:
 
 def xlabel_text(chart: Chart) -> Text:
     """The x axis label with its arrow, set flush right under the axis' end."""
+    # lazy: Rich loads only when something is drawn
     from rich.text import Text
 
     return Text(f"{chart.xlabel} →" if chart.xlabel else "", style="dim", justify="right")
@@ -425,6 +430,7 @@ def xlabel_text(chart: Chart) -> Text:
 
 def legend_and_notes(chart: Chart) -> RenderableType:
     """The legend, then what was not drawn."""
+    # lazy: Rich loads only when something is drawn
     from rich.console import Group
     from rich.text import Text
 
@@ -435,6 +441,7 @@ def legend_and_notes(chart: Chart) -> RenderableType:
 def footer_renderable(chart: Chart) -> RenderableType:
     """The x axis label, the legend and the notes. Nothing here depends on the width, so a
     resized terminal lays it out again."""
+    # lazy: Rich loads only when something is drawn
     from rich.console import Group
 
     return Group(xlabel_text(chart), legend_and_notes(chart))
@@ -447,6 +454,7 @@ def chart_height(rows: int) -> int:
 
 def chart_renderable(chart: Chart, width: int, height: int) -> RenderableType:
     """The whole chart for a Rich console: header, canvas, x label, legend and notes."""
+    # lazy: Rich loads only when something is drawn
     from rich.console import Group
     from rich.text import Text
 

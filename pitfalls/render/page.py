@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = None) -> str:
     """The whole page as Markdown: title, summary, metadata, prose and the snippet."""
     lines = [f"# {recipe.text(recipe.title, lang)}", ""]
+    # lazy: the torch-version record only for the line that shows it
     from pitfalls.catalogue.checked import summary, summary_line
 
     checked = summary_line(summary(recipe), lang)
@@ -37,6 +38,7 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
     meta.append(f"**{t('show.tags', lang)}**: {', '.join(recipe.tags) or '—'}")
     meta.append(f"**{t('show.devices', lang)}**: {', '.join(recipe.devices)}")
     meta.append(f"**{t('show.torch', lang)}**: {recipe.torch or '—'}")
+    # lazy: the rule table only for pages and rule codes
     from pitfalls.catalogue.rule_table import RULES_LABEL, rules_line
 
     if rules_line(recipe.id):
@@ -63,6 +65,7 @@ def rendered_page(
     that may be rendering this very page (`pitfalls._startup.wait_for_page`), and says whether
     there was one; the page is then read from the cache.
     """
+    # lazy: rendering (and Rich) only when printing for a terminal
     from pitfalls.catalogue.cache import cached_render, files_signature
     from pitfalls.catalogue.checked import RECORD_NAME, installed_torch
     from pitfalls.render.results import console
@@ -93,6 +96,7 @@ def rendered_page(
 
 def page_renderable(markdown: str) -> Any:
     """A recipe page as Rich renders it: Markdown, with Python highlighted (monokai)."""
+    # lazy: Rich loads only when something is drawn
     from rich.cells import cell_len
     from rich.markdown import CodeBlock, Markdown
     from rich.syntax import Syntax
@@ -125,6 +129,7 @@ def prepare_page(registry: Registry, word: str, explicit_lang: str | None) -> No
     printing nothing: the work of the child that renders it while the CLI starts. It takes
     the steps `show` takes; where it guesses otherwise, `show` finds no page under its own key
     and renders the page itself."""
+    # lazy: the rule table only for pages and rule codes
     from pitfalls.catalogue.rule_table import CODE_SHAPE, lookup
     from pitfalls.i18n import SUPPORTED, choose_language
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 def console(stderr: bool = False) -> Console:
     """A rich console; colour and width follow the terminal."""
+    # lazy: Rich loads only when something is drawn
     from rich.console import Console
 
     no_color = bool(os.environ.get("NO_COLOR"))
@@ -163,6 +164,7 @@ def result_renderable(
 ) -> RenderableType:
     """The result as a rich renderable: observations side by side, `charts` below them, then
     checks and verdict."""
+    # lazy: Rich loads only when something is drawn
     from rich.console import Group
 
     return Group(result_head(result, lang), *charts, result_tail(result, lang))
@@ -170,6 +172,7 @@ def result_renderable(
 
 def result_head(result: RunResult, lang: str) -> RenderableType:
     """What comes above the charts: the environment line and the observations table."""
+    # lazy: Rich loads only when something is drawn
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -196,6 +199,7 @@ def result_head(result: RunResult, lang: str) -> RenderableType:
 
 def result_tail(result: RunResult, lang: str) -> RenderableType:
     """What comes below the charts: checks, notes and the verdict."""
+    # lazy: Rich loads only when something is drawn
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -237,6 +241,7 @@ def result_tail(result: RunResult, lang: str) -> RenderableType:
 def inline_text(text: str, code_style: str = "bold cyan") -> Text:
     """A one-line Markdown string (a title, a summary) as rich Text: `code` spans styled,
     backticks dropped, everything else literal."""
+    # lazy: Rich loads only when something is drawn
     from rich.text import Text
 
     result = Text()

@@ -185,6 +185,7 @@ def probe_device(pool: ProcessPool, device: str, timeout: float) -> tuple[str, d
 def _verified(recipe: Recipe, outcome: Outcome) -> RunResult:
     """A verify result: a recipe whose extra modules are missing is skipped, with the reason,
     rather than failed (a lone `run` of it exits 3 instead)."""
+    # lazy: the runner only for what runs snippets
     from pitfalls.runner.discriminate import findings
 
     result = from_outcome(recipe, outcome)

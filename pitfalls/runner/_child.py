@@ -65,6 +65,7 @@ _SERVER_ENVIRONMENT: dict | None = None
 def _environment(torch) -> dict:
     if _SERVER_ENVIRONMENT is not None:
         return dict(_SERVER_ENVIRONMENT)
+    # lazy: only this path of the snippet process needs it
     import platform
     from importlib import metadata
 
@@ -160,6 +161,7 @@ def execute(request: dict) -> dict:
     result: dict = {"task": request.get("task"), "device": None, "problem": None, "fix": None}
     result["error"] = None
     try:
+        # lazy: torch only in the snippet process, once, after the environment is set up
         import torch
     except Exception as err:  # ImportError, or a broken install raising anything
         result["environment"] = {"python": sys.version.split()[0], "torch": None}
@@ -186,6 +188,7 @@ def execute(request: dict) -> dict:
     elif device == "mps":
         result["environment"]["device_name"] = "Apple MPS"
     else:
+        # lazy: only this path of the snippet process needs it
         import platform
 
         result["environment"]["device_name"] = platform.processor() or platform.machine()
@@ -247,6 +250,7 @@ def _call_recording_warnings(function, device: str, recorded: list):
     `always` so that a warning torch raised once already in this process is still seen; each
     warning is shown again afterwards on stderr, as it would be without the runner.
     """
+    # lazy: only this path of the snippet process needs it
     import warnings
 
     caught: list = []
@@ -264,6 +268,7 @@ def _call_recording_warnings(function, device: str, recorded: list):
 
 
 def _importable(name: str) -> bool:
+    # lazy: only this path of the snippet process needs it
     import importlib.util
 
     try:
@@ -278,6 +283,7 @@ def _import_snippet(path: str):
     A real module name (not `__main__`) keeps the standalone block from running, and lets
     spawn-started DataLoader workers import the snippet's classes again by name.
     """
+    # lazy: only this path of the snippet process needs it
     import importlib.util
 
     folder = os.path.dirname(os.path.abspath(path))
@@ -319,6 +325,7 @@ def _prepare_child_process() -> None:
     if sys.platform.startswith("linux"):
         # Children of a forked child inherit the server's start method; DataLoader workers
         # must be this child's own children (fork), or a kill of the group misses them.
+        # lazy: only this path of the snippet process needs it
         import multiprocessing
 
         multiprocessing.set_start_method("fork", force=True)
@@ -363,11 +370,13 @@ def _kill_group(pid: int) -> None:
 
 def serve(control_fd: int) -> None:
     """The fork server: import torch once, then fork a child per request and report exits."""
+    # lazy: only this path of the snippet process needs it
     import socket
 
     sock = socket.socket(fileno=control_fd)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides what Ctrl-C means
     try:
+        # lazy: torch only in the snippet process, once, after the environment is set up
         import torch
     except Exception as err:
         error = _first_line(err) or type(err).__name__
@@ -388,6 +397,7 @@ def _send(sock, message: dict) -> None:
 
 def _settle() -> None:
     """Make this server cheap to fork from, once its imports are done."""
+    # lazy: only this path of the snippet process needs it
     import gc
     import platform
 
@@ -397,6 +407,7 @@ def _settle() -> None:
     try:
         platform.processor()  # cached by `platform` for the children (`uname -p` on Linux)
         if _SERVER_ENVIRONMENT is None:
+            # lazy: torch only in the snippet process, once, after the environment is set up
             import torch
 
             _SERVER_ENVIRONMENT = _environment(torch)
@@ -448,6 +459,7 @@ def _run_preloaded(message: dict, control_fd: int, parent_sock, pipe: tuple[int,
     forking the snippets that need none of them, then serves the ones that do, each forked
     with those modules already imported. It stays in the first server's process group.
     """
+    # lazy: only this path of the snippet process needs it
     import socket
 
     try:
@@ -473,6 +485,7 @@ def _run_preloaded(message: dict, control_fd: int, parent_sock, pipe: tuple[int,
 def _serve_loop(sock) -> None:
     """Fork a child per request received on `sock`, report exits, end what times out; return
     once the parent has closed the socket and every child is gone."""
+    # lazy: only this path of the snippet process needs it
     import select
     import socket
 
@@ -592,6 +605,7 @@ def _kill_adopted_orphans(running: dict, servers: set) -> None:
 def _become_subreaper() -> None:
     """Adopt orphans of the children, so that a snippet's escaped grandchildren are reaped."""
     try:
+        # lazy: a platform-only module
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
@@ -616,6 +630,7 @@ def run_here(request_json: str, result_fd: int) -> None:
 
 def _result_fd_from_arg(arg: str) -> int:
     if os.name == "nt":  # pragma: no cover - Windows passes a handle, not a descriptor
+        # lazy: a platform-only module
         import msvcrt
 
         return msvcrt.open_osfhandle(int(arg), 0)

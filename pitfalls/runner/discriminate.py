@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from pitfalls.catalogue.model import SERIES_OP, SIDES, WARNINGS_KEY, Expectation
 from pitfalls.catalogue.verdict import compare
+from pitfalls.i18n import t
 
 if TYPE_CHECKING:
     from pitfalls.runner.result import RunResult
@@ -62,8 +63,6 @@ class Finding:
 
     def message(self, lang: str = "en") -> str:
         """One line that says what was found and what to do, in `lang`."""
-        from pitfalls.i18n import t
-
         side, there = t(f"run.{self.side}", lang), t(f"run.{other(self.side)}", lang)
         if self.rule == BOTH_HOLD and self.expectation is not None:
             return t(

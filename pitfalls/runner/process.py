@@ -430,6 +430,7 @@ class ProcessPool:
         request = json.dumps(task.request())
         kwargs: dict[str, Any] = {}
         if os.name == "nt":  # pragma: no cover - no process groups to kill on Windows
+            # lazy: Windows only
             import msvcrt
 
             handle = msvcrt.get_osfhandle(res_w)

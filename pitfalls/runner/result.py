@@ -7,6 +7,7 @@ import signal as signal_module
 from dataclasses import dataclass, field
 from typing import Any
 
+from pitfalls.catalogue.checked import revision
 from pitfalls.catalogue.model import Recipe
 from pitfalls.catalogue.series import plots_data
 from pitfalls.catalogue.verdict import (
@@ -172,8 +173,6 @@ class RunResult:
 def _revision(recipe: Recipe) -> str | None:
     """The hash of the snippet and expectations that ran (see pitfalls.catalogue.checked), so that a
     `verify --json` made elsewhere can be recorded against the right revision."""
-    from pitfalls.catalogue.checked import revision
-
     try:
         return revision(recipe)
     except (OSError, ValueError):

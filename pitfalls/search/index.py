@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pitfalls.catalogue.cache import FolderCache
 from pitfalls.catalogue.model import LANGS, Recipe
 from pitfalls.search.phrases import mark_phrases
 from pitfalls.search.zh_variants import as_simplified
@@ -308,9 +309,8 @@ def valid_index(index: Any) -> bool:
 def attach_indexes(recipes: list[Recipe]) -> None:
     """Give each recipe its search index: from the search cache when its recipe.toml is
     unchanged, else built (and cached when it depends on recipe.toml alone)."""
+    # lazy: standard library only this path needs, kept off start-up
     import os
-
-    from pitfalls.catalogue.cache import FolderCache
 
     caches: dict[str, FolderCache] = {}
     for recipe in recipes:

@@ -64,6 +64,7 @@ class HelpScreen(ModalScreen[None]):
             yield Static(self._body())
 
     def _body(self) -> RenderableType:
+        # lazy: Rich loads only when something is drawn
         from rich.console import Group
         from rich.table import Table
         from rich.text import Text

@@ -91,6 +91,7 @@ class MainScreen(Screen[None]):
     def first_frame_shown(self) -> None:
         """Called by the app on Textual's Ready (its first frame is out): collect garbage as
         usual, fill the hidden tabs, and let the waiting workers start."""
+        # lazy: start-up state, only where a command began
         from pitfalls._startup import restore_gc
 
         restore_gc()

@@ -43,6 +43,7 @@ class ErrorPanel(Static):
             detail: A traceback or the tail of the output, possibly empty.
             lang: The language of the title.
         """
+        # lazy: Rich loads only when something is drawn
         from rich.text import Text
 
         self.border_title = t("tui.run_failed", lang)

@@ -45,6 +45,7 @@ class FilterInput(Input):
         # would append the paste's first line, and that edit would drop the paste.
         event.prevent_default()
         event.stop()
+        # lazy: search's index and tables only when searching
         from pitfalls.search.ranking import Query
 
         parsed = Query.parse(text)

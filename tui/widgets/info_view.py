@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     """A two-column table of `recipe`'s metadata in `lang`."""
+    # lazy: Rich loads only when something is drawn
     from rich.table import Table
     from rich.text import Text
 
@@ -37,6 +38,7 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     table.add_row(t("show.tags", lang), ", ".join(recipe.tags) or "—")
     table.add_row(t("show.devices", lang), ", ".join(recipe.devices))
     table.add_row(t("show.torch", lang), recipe.torch or "—")
+    # lazy: the torch-version record only for the line that shows it
     from pitfalls.catalogue.checked import summary, summary_line
 
     checked = summary_line(summary(recipe), lang)
@@ -52,6 +54,7 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
     _add_statements(table, recipe, lang)
     if recipe.related:
         table.add_row(t("show.related", lang), ", ".join(recipe.related))
+    # lazy: the rule table only for pages and rule codes
     from pitfalls.catalogue.rule_table import RULES_LABEL, rules_line
 
     if rules_line(recipe.id):

@@ -50,6 +50,7 @@ class ProseView(RecipePane):
             self.query_one("#prose-placeholder", Static).update(document)
             return
         # Deferred: the Markdown widget pulls in markdown-it, which the first paint does not need.
+        # lazy: Textual costs ~0.1 s to import; only the TUI needs it
         from textual.widgets import Markdown
 
         markdowns = self.query(Markdown)

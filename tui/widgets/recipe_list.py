@@ -128,6 +128,7 @@ class RecipeList(OptionList):
 
     def _ranked(self, query: str) -> list[Recipe]:
         """A pasted error or a sentence: ranked by `pitfalls search`, best first."""
+        # lazy: search's index and tables only when searching
         from pitfalls.search.ranking import search
 
         hits = search(list(self._recipes.values()), query, limit=len(self._recipes))

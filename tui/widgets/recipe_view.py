@@ -91,6 +91,7 @@ class RecipeView(Vertical):
     @property
     def snippet_view(self) -> SnippetView:
         """The snippet tab's view."""
+        # lazy: a tab's widget is built when the tab is first shown
         from pitfalls.tui.widgets.snippet_view import SnippetView
 
         return self._pane("snippet", SnippetView)
@@ -98,6 +99,7 @@ class RecipeView(Vertical):
     @property
     def info_view(self) -> InfoView:
         """The metadata tab's view."""
+        # lazy: a tab's widget is built when the tab is first shown
         from pitfalls.tui.widgets.info_view import InfoView
 
         return self._pane("info", InfoView)
@@ -105,6 +107,7 @@ class RecipeView(Vertical):
     @property
     def run_panel(self) -> RunPanel:
         """The run tab's panel."""
+        # lazy: a tab's widget is built when the tab is first shown
         from pitfalls.tui.widgets.run_panel import RunPanel
 
         return self._pane("run", RunPanel)
@@ -112,6 +115,7 @@ class RecipeView(Vertical):
     @property
     def verify_panel(self) -> VerifyPanel:
         """The verify tab's panel."""
+        # lazy: a tab's widget is built when the tab is first shown
         from pitfalls.tui.widgets.verify_panel import VerifyPanel
 
         return self._pane("verify", VerifyPanel)

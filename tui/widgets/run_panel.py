@@ -176,6 +176,7 @@ class RunPanel(Vertical):
     def _refresh_view(self) -> None:
         if not self._composed:  # on_mount shows the state
             return
+        # lazy: rendering (and Rich) only when printing for a terminal
         from pitfalls.render.results import result_head, result_tail
 
         status = self.query_one("#run-status", Static)
@@ -227,6 +228,7 @@ class RunPanel(Vertical):
     def _show_charts(self, result: RunResult | None) -> None:
         """Mount a ChartView per chart of `result` (none for None), in the panel's language;
         kept as they are when the result and language have not changed."""
+        # lazy: rendering (and Rich) only when printing for a terminal
         from pitfalls.render.charts import charts_for
 
         shown = None if result is None else (id(result), self._lang)
@@ -240,6 +242,7 @@ class RunPanel(Vertical):
             return
         try:
             # Deferred: textual-plotext and plotext cost about 60 ms, paid at the first chart.
+            # lazy: the TUI and Textual only when the TUI opens
             from pitfalls.tui.widgets.chart_view import ChartView
         except ImportError as err:
             container.mount(Static(t("chart.unavailable", self._lang, error=err)))

@@ -42,6 +42,7 @@ class SnippetView(RecipePane):
             static.update(t("tui.no_recipe", self._lang))
             return
         # Deferred: rich.syntax pulls in pygments, which the first paint does not need.
+        # lazy: Rich loads only when something is drawn
         from rich.syntax import Syntax
 
         try:
