@@ -11,7 +11,7 @@ import pytest
 
 from conftest import FIXTURES, run_cli
 from pitfalls.authoring.linter import lint_paths
-from pitfalls.lint_literals import COMPUTED, LITERAL, fixed_observations
+from pitfalls.authoring.literals import COMPUTED, LITERAL, fixed_observations
 
 COMPUTED_FIXTURE = FIXTURES / "literal" / "fixture-computed"
 EXPECTED = {("problem", "batch"), ("fix", "steps"), ("problem", "finite"), ("fix", "finite")}

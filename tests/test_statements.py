@@ -10,10 +10,10 @@ from rich.console import Console
 
 from conftest import FIXTURES, needs_torch, run_cli
 from pitfalls.catalogue.model import Expectation, Recipe
+from pitfalls.catalogue.statements import context_keys, context_text, gate_note
 from pitfalls.catalogue.verdict import evaluate
 from pitfalls.render.results import plain_lines, result_tail
 from pitfalls.runner.result import RunResult
-from pitfalls.statements import context_keys, context_text, gate_note
 
 CLAIMS = FIXTURES / "claims"
 ENV = {"PITFALLS_PATH": str(CLAIMS)}

@@ -111,9 +111,9 @@ def _match_texts(item: dict[str, Any]) -> list[str]:
 
 def _check_constant_observations(recipe: _Recipe, expectations: list[Any]) -> None:
     """PIT026: an expectation on an observation that the snippet returns as a literal, or
-    computes from literals alone (pitfalls.lint_literals). The computed case is newer: an error
+    computes from literals alone (pitfalls.authoring.literals). The computed case is newer: an error
     in the built-in catalogue, a warning in third-party packs for now (recipes/README.md)."""
-    from pitfalls.lint_literals import COMPUTED, fixed_observations
+    from pitfalls.authoring.literals import COMPUTED, fixed_observations
 
     fixed = fixed_observations(recipe.folder / "snippet.py")
     for item in expectations:

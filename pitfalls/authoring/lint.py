@@ -37,7 +37,7 @@ fixture under tests/fixtures/lint/.
 | PIT028 | error    | the top-level `theme` is missing (an unknown theme is PIT003) |
 
 PIT026 covers an observation returned as a literal and, since issue #24, one computed from
-literals alone with no torch or NumPy call on the way (pitfalls.lint_literals). The computed
+literals alone with no torch or NumPy call on the way (pitfalls.authoring.literals). The computed
 case is an error in the built-in catalogue and a warning in third-party packs, until the
 next minor release (see recipes/README.md). PIT028 is likewise an error in the built-in
 catalogue (every recipe there has a theme) and a warning in third-party packs.

@@ -45,7 +45,7 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
         meta.append(f"**{RULES_LABEL.get(lang, RULES_LABEL['en'])}**: {rules_line(recipe.id)}")
     lines += [" · ".join(meta), "", prose.rstrip(), ""]
     code = recipe.snippet() if snippet is None else snippet
-    from pitfalls.statements import claims_markdown
+    from pitfalls.catalogue.statements import claims_markdown
 
     lines += claims_markdown(recipe, lang)
     lines += [f"## {t('show.snippet', lang)}", "", "```python", code.rstrip(), "```"]

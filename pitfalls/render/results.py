@@ -121,8 +121,8 @@ def observation_rows(result: RunResult, lang: str = "en") -> list[tuple[str, str
 
 
 def _context(result: RunResult) -> str:
-    """The observations no expectation reads, in one line (see pitfalls.statements)."""
-    from pitfalls.statements import context_text
+    """The observations no expectation reads, in one line (see pitfalls.catalogue.statements)."""
+    from pitfalls.catalogue.statements import context_text
 
     return context_text(result)
 
@@ -182,7 +182,7 @@ def result_head(result: RunResult, lang: str) -> RenderableType:
     table.add_column(t("run.observation", lang), style="bold", overflow="fold")
     table.add_column(t("run.problem", lang), style="red", overflow="fold")
     table.add_column(t("run.fix", lang), style="green", overflow="fold")
-    from pitfalls.statements import context_keys
+    from pitfalls.catalogue.statements import context_keys
 
     context = context_keys(result)
     for row in observation_rows(result, lang):

@@ -118,7 +118,7 @@ class RunResult:
 
     def context(self) -> dict[str, list[str]]:
         """Per side, the observations no expectation or chart reads: shown, not checked."""
-        from pitfalls.statements import context_keys
+        from pitfalls.catalogue.statements import context_keys
 
         try:
             return context_keys(self)

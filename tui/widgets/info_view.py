@@ -66,7 +66,7 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
 def _add_statements(table: Any, recipe: Recipe, lang: str) -> None:
     """What a run checks: the claims of each side, then the invariants (as `show` lists
     them); any other observation is context, shown after a run."""
-    from pitfalls.statements import gate_note, grouped
+    from pitfalls.catalogue.statements import gate_note, grouped
 
     try:
         groups = grouped(recipe.expectations)
