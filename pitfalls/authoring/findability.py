@@ -11,12 +11,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pitfalls.authoring.lint import Finding, display_path, line_of
+from pitfalls.authoring.lint import Finding, display_path, line_of, recipe_folders
+from pitfalls.authoring.literals import COMPUTED, fixed_observations
 from pitfalls.catalogue.loader import (
     RecipeError,
     parse_errors,
     parse_legacy_errors,
     parse_questions,
+    read_toml,
 )
 from pitfalls.catalogue.model import INVARIANT_SIDE, LANGS, MESSAGE_COMPARISONS, SIDES
 
@@ -113,8 +115,6 @@ def _check_constant_observations(recipe: _Recipe, expectations: list[Any]) -> No
     """PIT026: an expectation on an observation that the snippet returns as a literal, or
     computes from literals alone (pitfalls.authoring.literals). The computed case is newer: an error
     in the built-in catalogue, a warning in third-party packs for now (recipes/README.md)."""
-    from pitfalls.authoring.literals import COMPUTED, fixed_observations
-
     fixed = fixed_observations(recipe.folder / "snippet.py")
     for item in expectations:
         if not isinstance(item, dict):
@@ -146,9 +146,6 @@ def _check_constant_observations(recipe: _Recipe, expectations: list[Any]) -> No
 def catalogue_findings(folders: list[Path], builtins: Path) -> list[Finding]:
     """Checks across recipes: an `errors` fragment shared with another recipe (PIT022) and a
     `related` id that names no recipe (PIT024, a warning while the catalogue grows)."""
-    from pitfalls.authoring.lint import recipe_folders
-    from pitfalls.catalogue.loader import read_toml
-
     linted = {f.resolve() for f in folders}
     everything = list(folders)
     if builtins.is_dir():

@@ -6,10 +6,12 @@ Nothing here imports a snippet: it is parsed with `ast` and formatted by a ruff 
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Any
 
+from pitfalls import _toml as tomllib
 from pitfalls.authoring.findability import check_findability
 from pitfalls.authoring.lint import (
     KNOWN_BLOCK_LANGUAGES,
@@ -23,8 +25,17 @@ from pitfalls.authoring.lint import (
     read_text,
 )
 from pitfalls.authoring.prose import CodeBlock, is_excerpt, parse
-from pitfalls.catalogue.loader import ID_PATTERN, RecipeError, check_specifier, parse_expectation
-from pitfalls.catalogue.model import DEVICE_TYPES, LANGS, SECTIONS, SIDES
+from pitfalls.catalogue.loader import (
+    ID_PATTERN,
+    RecipeError,
+    check_specifier,
+    parse_expectation,
+    parse_plot,
+    parse_theme,
+)
+from pitfalls.catalogue.model import DEVICE_TYPES, LANGS, PLOT_TEXTS, SECTIONS, SIDES
+from pitfalls.catalogue.rule_table import CODE_SHAPE
+from pitfalls.catalogue.snippet_check import missing_functions
 
 REQUIRED_KEYS = ("id", "title", "summary", "tags", "devices", "torch", "references", "expect")
 LANG_NAMES = {"en": "English", "zh": "Chinese"}
@@ -71,8 +82,6 @@ def check_recipe(folder: Path) -> tuple[list[Finding], Identity, list[tuple[str,
 
 
 def _check_toml(recipe: _Recipe) -> None:
-    from pitfalls import _toml as tomllib
-
     text = read_text(recipe.folder / "recipe.toml")
     if text is None:
         recipe.add("PIT002", "recipe.toml", "recipe.toml cannot be read as UTF-8 text")
@@ -134,8 +143,6 @@ def _check_names(recipe: _Recipe, data: dict[str, Any]) -> None:
 
 def _shaped_like_rule_code(name: str) -> bool:
     """`pfl101`, `b950`: `show` would read such a word as a `pitfalls check` code."""
-    from pitfalls.catalogue.rule_table import CODE_SHAPE
-
     return bool(CODE_SHAPE.match(name))
 
 
@@ -191,8 +198,6 @@ def _check_range(recipe: _Recipe, value: Any, line: int | None, where: str) -> N
 
 def _check_theme(recipe: _Recipe, data: dict[str, Any]) -> None:
     """PIT028 when `theme` is missing; PIT003 when it is not one of the fixed list."""
-    from pitfalls.catalogue.loader import parse_theme
-
     if "theme" not in data:
         message = "`theme` is missing: add one of the themes listed in recipes/README.md"
         path = display_path(recipe.folder / "recipe.toml")
@@ -239,8 +244,6 @@ def _check_plots(recipe: _Recipe, raw: Any) -> None:
         message = "`plot` must be an array of tables ([[plot]])"
         recipe.add("PIT027", "recipe.toml", message, recipe.toml_line("plot"))
         return
-    from pitfalls.catalogue.loader import parse_plot
-    from pitfalls.catalogue.model import PLOT_TEXTS
 
     starts = [m.start() for m in re.finditer(r"^\s*\[\[plot\]\]", recipe.toml_text, re.M)]
     names = _snippet_strings(recipe.folder / "snippet.py")
@@ -271,8 +274,6 @@ def _check_plots(recipe: _Recipe, raw: Any) -> None:
 def _snippet_strings(snippet: Path) -> set[str] | None:
     """Every string literal in snippet.py (observation names among them); None when it
     cannot be parsed, which PIT011 reports."""
-    import ast
-
     try:
         tree = ast.parse(snippet.read_text(encoding="utf-8", errors="replace"))
     except (OSError, SyntaxError, ValueError):
@@ -290,8 +291,6 @@ def _side_reported(raw: list[Any], side: str) -> bool:
 
 
 def _check_snippet(recipe: _Recipe) -> None:
-    from pitfalls.catalogue.snippet_check import missing_functions
-
     missing = missing_functions(recipe.folder / "snippet.py")
     if isinstance(missing, str):
         match = re.search(r"line (\d+)", missing)

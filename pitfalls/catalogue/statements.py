@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pitfalls.catalogue.model import SIDES, Expectation
+from pitfalls.i18n import t
 
 if TYPE_CHECKING:
     from pitfalls.catalogue.model import Recipe
@@ -94,8 +95,6 @@ def context_text(result: RunResult) -> str:
 def claims_markdown(recipe: Recipe, lang: str) -> list[str]:
     """`show`'s section on what a run checks: claims per side, then invariants (Markdown
     lines, empty when the recipe has no expectation)."""
-    from pitfalls.i18n import t
-
     try:
         groups = grouped(recipe.expectations)
     except (OSError, ValueError):  # recipe.toml unreadable since loading: nothing to list

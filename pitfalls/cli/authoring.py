@@ -23,6 +23,7 @@ def new(
     their expectations, so `pitfalls run` exits 1 until the demonstration is written.
     Exits 2 when ID is not a valid id or DIR/ID already exists.
     """
+    # lazy: the linter and scaffold only for `lint` and `new`
     from pitfalls.authoring.linter import builtin_names
     from pitfalls.authoring.scaffold import write_scaffold
     from pitfalls.catalogue.loader import ID_PATTERN
@@ -75,6 +76,7 @@ def lint(
         False, "--check-links", help="Also fetch every reference URL (needs the network)."
     ),
 ) -> None:
+    # lazy: the linter and scaffold only for `lint` and `new`
     from pitfalls.authoring.lint import recipe_folders
     from pitfalls.authoring.linter import lint_paths
     from pitfalls.catalogue.registry import builtin_dir
@@ -107,8 +109,10 @@ def _print_findings(findings: list) -> None:
         for finding in findings:
             echo(str(finding))
         return
+    # lazy: Rich loads only when something is drawn
     from rich.markup import escape
 
+    # lazy: Rich and the registry only when the command prints or reads recipes
     from pitfalls.cli.common import console
 
     out = console()

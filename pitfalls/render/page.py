@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pitfalls._version import __version__
 from pitfalls.catalogue.model import Recipe
+from pitfalls.catalogue.statements import claims_markdown
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ def page_markdown(recipe: Recipe, lang: str, prose: str, snippet: str | None = N
         meta.append(f"**{RULES_LABEL.get(lang, RULES_LABEL['en'])}**: {rules_line(recipe.id)}")
     lines += [" · ".join(meta), "", prose.rstrip(), ""]
     code = recipe.snippet() if snippet is None else snippet
-    from pitfalls.catalogue.statements import claims_markdown
 
     lines += claims_markdown(recipe, lang)
     lines += [f"## {t('show.snippet', lang)}", "", "```python", code.rstrip(), "```"]

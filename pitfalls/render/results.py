@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from pitfalls.catalogue.series import is_series, series_summary
+from pitfalls.catalogue.statements import context_keys, context_text
 from pitfalls.i18n import t
 
 if TYPE_CHECKING:
@@ -122,8 +123,6 @@ def observation_rows(result: RunResult, lang: str = "en") -> list[tuple[str, str
 
 def _context(result: RunResult) -> str:
     """The observations no expectation reads, in one line (see pitfalls.catalogue.statements)."""
-    from pitfalls.catalogue.statements import context_text
-
     return context_text(result)
 
 
@@ -182,7 +181,6 @@ def result_head(result: RunResult, lang: str) -> RenderableType:
     table.add_column(t("run.observation", lang), style="bold", overflow="fold")
     table.add_column(t("run.problem", lang), style="red", overflow="fold")
     table.add_column(t("run.fix", lang), style="green", overflow="fold")
-    from pitfalls.catalogue.statements import context_keys
 
     context = context_keys(result)
     for row in observation_rows(result, lang):

@@ -10,6 +10,7 @@ from typing import Any
 from pitfalls.catalogue.checked import revision
 from pitfalls.catalogue.model import Recipe
 from pitfalls.catalogue.series import plots_data
+from pitfalls.catalogue.statements import context_keys
 from pitfalls.catalogue.verdict import (
     Check,
     error_proofs,
@@ -118,8 +119,6 @@ class RunResult:
 
     def context(self) -> dict[str, list[str]]:
         """Per side, the observations no expectation or chart reads: shown, not checked."""
-        from pitfalls.catalogue.statements import context_keys
-
         try:
             return context_keys(self)
         except (OSError, ValueError):  # recipe.toml unreadable since the run

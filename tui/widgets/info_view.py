@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widgets import Static
 
+from pitfalls.catalogue.statements import gate_note, grouped
 from pitfalls.i18n import t
 from pitfalls.tui.localise import inline_code
 from pitfalls.tui.widgets.recipe_pane import RecipePane
@@ -66,8 +67,6 @@ def info_renderable(recipe: Recipe | None, lang: str) -> RenderableType:
 def _add_statements(table: Any, recipe: Recipe, lang: str) -> None:
     """What a run checks: the claims of each side, then the invariants (as `show` lists
     them); any other observation is context, shown after a run."""
-    from pitfalls.catalogue.statements import gate_note, grouped
-
     try:
         groups = grouped(recipe.expectations)
     except (OSError, ValueError):  # recipe.toml unreadable since loading
