@@ -309,3 +309,24 @@ def test_function_level_imports_carry_a_lazy_reason() -> None:
                     missing.append(f"{path.relative_to(REPO)}:{child.lineno}")
     assert sorted(set(missing)) == [], "function-level imports without `# lazy: <reason>`"
     assert modules  # the scan saw the sources
+
+
+def test_every_package_is_listed_for_the_wheel() -> None:
+    """pyproject.toml lists packages one by one (tui/ and recipes/ are mapped into pitfalls):
+    a new subpackage left out would be missing from the wheel, and only a fresh install
+    would show it."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+
+    listed = set(
+        tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        _module_name(init.parent / "__init__.py")
+        for folder in ("pitfalls", "tui")
+        for init in (REPO / folder).rglob("__init__.py")
+    }
+    assert found <= listed, sorted(found - listed)
+    assert "pitfalls.recipes" in listed
