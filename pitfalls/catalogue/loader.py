@@ -1,4 +1,8 @@
-"""Reading one recipe folder into a `Recipe`: TOML and file presence only, never the snippet."""
+"""Reading one recipe folder into a `Recipe`: TOML and file presence only, never the snippet.
+
+Over 400 lines as one cohesive thing: the parser and validator of recipe.toml's schema, one
+function per table, each raising the one-line RecipeError the CLI prints.
+"""
 
 from __future__ import annotations
 

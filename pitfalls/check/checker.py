@@ -3,6 +3,11 @@
 Like pyflakes and ruff, the checker binds names as it walks (so a rule sees every assignment
 made before the node it looks at) and defers function bodies until the whole module level
 has been bound, so a function may use a loader or model defined below it.
+
+This is the API a rule is written against (with kinds and scopes): the `check` and
+`documents` decorators that register it, and the `Checker` it is handed. The rules import
+it; the registry (registry.py) imports the rules. Just over 400 lines as one cohesive thing:
+the walk and the helpers rules call on it.
 """
 
 from __future__ import annotations

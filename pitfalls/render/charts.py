@@ -3,7 +3,8 @@
 The series themselves (their shape, whether two sides share axes, what `run --json` says of
 them) are data: `pitfalls.catalogue.series`. This module lays a run's series out as charts
 (problem and fix in one chart when they share axes) and draws them with plotext for `run` and,
-through textual-plotext, the TUI.
+through textual-plotext, the TUI. Over 400 lines as one cohesive thing: the layout and the
+drawing of a chart, whose drawing reads every field the layout sets.
 
 plotext is imported only by `draw_canvas` and `canvas_text`, so reading recipes never pays for
 it. plotext 5 raises on NaN and infinities and its log-axis tick labels are unusable for tiny

@@ -1,4 +1,5 @@
 """Ranking recipes for a query: a few words, a question, or a whole pasted traceback.
+(About 400 lines as one cohesive thing: one scoring pass and the confidence rules it ends in.)
 
 Two kinds of evidence, in this order:
 
