@@ -96,6 +96,11 @@ VIOLATIONS = {
         "runner",
     ),
     "tui imports the CLI": ("tui/_violation.py", "import pitfalls.cli.common\n", "CLI"),
+    "the runner's child imports pitfalls": (
+        "pitfalls/runner/child/_violation.py",
+        "import pitfalls.i18n\n",
+        "imports no pitfalls",
+    ),
     "cycle between two modules of one package": (
         "pitfalls/check/_violation.py",
         "from pitfalls.check import driver\n",
@@ -330,3 +335,27 @@ def test_every_package_is_listed_for_the_wheel() -> None:
     }
     assert found <= listed, sorted(found - listed)
     assert "pitfalls.recipes" in listed
+
+
+def test_the_childs_contract_names_every_other_part() -> None:
+    """The child's `forbidden` contract lists modules one by one (it cannot name `pitfalls`,
+    which contains the child): a new part of the package must be added to it."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    contract = next(
+        c
+        for c in config["tool"]["importlinter"]["contracts"]
+        if c.get("source_modules") == ["pitfalls.runner.child"]
+    )
+    parts = {name.split(".")[1] for name in _sources() if name.count(".") >= 1}
+    parts -= {"runner", "__main__"}
+    runner = {
+        ".".join(name.split(".")[:3])
+        for name in _sources()
+        if name.startswith("pitfalls.runner.") and not name.startswith("pitfalls.runner.child")
+    }
+    assert {f"pitfalls.{part}" for part in parts} | runner == set(contract["forbidden_modules"])
