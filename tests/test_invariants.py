@@ -182,7 +182,7 @@ def test_lint_reports_an_unknown_theme_and_accepts_invariants(tmp_path: Path) ->
 
 
 def test_a_missing_theme_is_an_error_for_built_ins_and_a_warning_in_packs(tmp_path: Path) -> None:
-    from pitfalls.lint import lint_paths
+    from pitfalls.authoring.linter import lint_paths
 
     fixture = FIXTURES / "lint" / "PIT028" / "fixture-pit028"
     assert [(f.code, f.severity) for f in lint_paths([fixture])[0]] == [("PIT028", "warning")]
