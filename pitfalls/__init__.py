@@ -1,7 +1,9 @@
 """pitfalls: a terminal explainer for PyTorch pitfalls, with recipes that run.
 
-The package splits into a registry (recipes as data), a runner (the only code that touches
-torch, always in a child process) and two faces over them: the CLI and the TUI.
+Subpackages by responsibility, in layers (README, "How it is built"; the contracts are in
+pyproject.toml): the catalogue (recipes as data) at the bottom, search and the runner (the only
+code that touches torch, always in a child process) above it, then rendering, authoring and
+the static checker, and the faces on top: the CLI, the TUI, the notebook extension, trace.
 """
 
 from pitfalls._version import __version__
