@@ -5,6 +5,9 @@ One `ProcessPool` runs tasks with a concurrency limit and reports what happened 
 or when `PITFALLS_START_METHOD=spawn`, it starts a fresh interpreter per task (spawn mode).
 Either way every snippet runs in its own process group, a timeout or a cancel ends that whole
 group, and closing the pool (also on Ctrl-C) leaves no process behind.
+
+Just over 400 lines as one cohesive thing: the pool's event loop and the handlers it calls
+(the fork server's connection, the tasks and the group kills are modules of their own).
 """
 
 from __future__ import annotations
