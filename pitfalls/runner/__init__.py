@@ -1,8 +1,8 @@
 """The runner: executes recipe snippets in child processes and returns structured results.
 
 This is the only part of pitfalls that touches torch, and it does so only in child processes
-(`_child.py`). The orchestration of many recipes (jobs, skips, timeouts) lives here, not in
-a face, because both the CLI and the TUI verify the catalogue.
+(`child/`, run as a script). The orchestration of many recipes (jobs, skips, timeouts) lives
+here, not in a face, because both the CLI and the TUI verify the catalogue.
 """
 
 from __future__ import annotations
