@@ -5,7 +5,8 @@ Like ruff's `codes.rs`, this table is the only place a code is declared. Codes a
 retired rule keeps its number forever and a renamed one is listed in `REDIRECTS`. The prefix
 `PFL` is ours (PT, PTH, PIE and TOR belong to flake8 plugins, PIT to `pitfalls lint`). The
 checks themselves live in the family modules of `pitfalls.check.rules` (`api_changes`,
-`tensor`, `registration`, `snapshot`, `numeric`, `loop`, `steps`, `grads`, `data`); rules name
+`deprecated`, `tensor`, `registration`, `snapshot`, `numeric`, `loop`, `steps`, `grads`,
+`data`, `perf`); rules name
 recipes by id, and recipes know nothing of rules. It is data, below both the checker and the
 recipe pages and linter that name rules, so that none of them imports another.
 """
@@ -133,6 +134,65 @@ RULES: dict[str, Rule] = _rules(
         "setting `requires_grad` on a module does not freeze its parameters",
         "require-grad-typo",
     ),
+    Rule(
+        "PFL014",
+        "removed-torch-function",
+        "this torch function was removed: calling it raises",
+        "deprecated-apis",
+    ),
+    Rule(
+        "PFL015",
+        "deprecated-torch-function",
+        "this torch function is deprecated and warns when called",
+        "deprecated-apis",
+        fix="sometimes",
+    ),
+    Rule(
+        "PFL016",
+        "documented-deprecated-function",
+        "torch's documentation marks this function as deprecated",
+        "deprecated-apis",
+        fix="sometimes",
+    ),
+    Rule(
+        "PFL017",
+        "functorch-transform",
+        "functorch's transforms moved to `torch.func` in torch 2.0",
+        "deprecated-apis",
+        fix="sometimes",
+    ),
+    Rule(
+        "PFL018",
+        "torch-has-flag",
+        "`torch.has_cuda` and friends are deprecated: use `torch.backends.*`",
+        "deprecated-apis",
+        fix="always",
+    ),
+    Rule(
+        "PFL019",
+        "scheduler-step-epoch",
+        "`scheduler.step(epoch)` is deprecated: call `scheduler.step()` once per epoch",
+        "lr-scheduler-order",
+    ),
+    Rule(
+        "PFL020",
+        "torchvision-pretrained",
+        "torchvision's `pretrained=` is deprecated: pass `weights=`",
+        "deprecated-apis",
+    ),
+    Rule(
+        "PFL021",
+        "transforms-v2-to-tensor",
+        "`transforms.v2.ToTensor` is deprecated: `ToImage()` then `ToDtype(..., scale=True)`",
+        "image-tensor-scale",
+    ),
+    Rule(
+        "PFL022",
+        "torch-cpu-amp",
+        "`torch.cpu.amp` is deprecated in favour of `torch.amp`",
+        "deprecated-apis",
+        fix="sometimes",
+    ),
     # PFL1xx: tensors, autograd and modules.
     Rule(
         "PFL101",
@@ -259,6 +319,21 @@ RULES: dict[str, Rule] = _rules(
         "unpicklable-worker-function",
         "a lambda or nested `collate_fn`/`worker_init_fn` fails under spawn and forkserver",
         "spawn-pickle-lambda",
+    ),
+    # PFL4xx: performance, off by default.
+    Rule(
+        "PFL401",
+        "dataloader-without-workers",
+        "a `DataLoader` without workers loads every batch in the training process",
+        "dataloader-throughput",
+        default=False,
+    ),
+    Rule(
+        "PFL402",
+        "gradients-zeroed-in-place",
+        "zeroing gradients in place costs a pass per parameter: `zero_grad()` sets None",
+        "zero-grad-missing",
+        default=False,
     ),
 )
 

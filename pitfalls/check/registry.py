@@ -13,15 +13,29 @@ from pitfalls.check.checker import CHECKS, DOC_START, DOCS
 from pitfalls.check.rules import (
     api_changes,
     data,
+    deprecated,
     grads,
     loop,
     numeric,
+    perf,
     registration,
     snapshot,
     steps,
     tensor,
 )
 
-FAMILIES = (api_changes, tensor, registration, snapshot, numeric, loop, steps, grads, data)
+FAMILIES = (
+    api_changes,
+    deprecated,
+    tensor,
+    registration,
+    snapshot,
+    numeric,
+    loop,
+    steps,
+    grads,
+    data,
+    perf,
+)
 
 __all__ = ["CHECKS", "DOCS", "DOC_START", "FAMILIES"]
