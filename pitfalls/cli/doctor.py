@@ -1,4 +1,5 @@
-"""`pitfalls doctor`: what this machine offers, and what in the catalogue is broken."""
+"""`pitfalls doctor`: what this machine offers, what in its setup will bite, and what in the
+catalogue is broken."""
 
 from __future__ import annotations
 
@@ -10,52 +11,30 @@ from typing import Any, Optional
 import typer
 
 from pitfalls._version import __version__
-from pitfalls.cli.common import (
-    LANG_OPTION,
-    echo,
-    installed_torch_version,
-    language,
-    plain_output,
-    registry,
-)
+from pitfalls.cli.common import LANG_OPTION, echo, language, plain_output, registry
+from pitfalls.doctor import GROUPS, Check, Probe, System, run_checks, run_probe
 from pitfalls.i18n import t
 
-
-def _probe_devices(python: Optional[str]) -> dict[str, Any]:
-    """Ask a child process which devices torch sees (never in this process)."""
-    # lazy: the runner only for what runs snippets
-    from pitfalls.runner import ProcessPool, RunnerUnavailable, probe_device, python_for
-
-    try:
-        with ProcessPool(python=python_for(python)) as pool:
-            device, env = probe_device(pool, "auto", 120.0)
-            return {"auto": device, **env}
-    except RunnerUnavailable as err:
-        return {"error": str(err)}
-    except Exception as err:  # the probe must never take doctor down
-        return {"error": f"{type(err).__name__}: {err}"}
+PROBE_TIMEOUT = 120.0  # a first CUDA initialisation can take tens of seconds
 
 
-def doctor(
-    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
-    python: Optional[str] = typer.Option(
-        None,
-        "--python",
-        envvar="PITFALLS_PYTHON",
-        help="Check this interpreter's torch.",
-        show_default=False,
-    ),
-    lang: Optional[str] = LANG_OPTION,
-) -> None:
-    """Show Python, torch, the devices torch can use, and any recipe that is broken.
+def _devices(probe: Probe) -> tuple[list[str], Optional[str]]:
+    """The devices torch can use, and the one `--device auto` picks, as the runner names them."""
+    if probe.status != "ok" or probe.get("torch_error"):
+        return [], None
+    devices = ["cpu"] + [
+        f"cuda:{d['index']} ({d['name']})" for d in probe.get("cuda_devices") or []
+    ]
+    if probe.get("mps_available"):
+        devices.append("mps")
+    auto = "cuda:0" if probe.get("cuda_devices") else ("mps" if probe.get("mps_available") else "cpu")
+    return devices, auto
 
-    Exits 1 when a recipe failed to load or lacks problem/fix, 0 otherwise.
-    """
+
+def _catalogue_problems(catalogue: Any) -> list[dict[str, Any]]:
     # lazy: the catalogue is loaded only by a command that needs recipes
     from pitfalls.catalogue.snippet_check import missing_functions
 
-    lang = language(lang)
-    catalogue = registry(report=False)
     problems = [
         {"path": p.path, "reason": p.reason, "source": p.source, "severity": p.severity}
         for p in catalogue.problems
@@ -63,83 +42,151 @@ def doctor(
     for recipe in catalogue:
         missing = missing_functions(recipe.snippet_path)
         if isinstance(missing, str):
-            problems.append(
-                {
-                    "path": str(recipe.snippet_path),
-                    "reason": missing,
-                    "source": recipe.source,
-                    "severity": "error",
-                }
-            )
+            reason = missing
         elif missing:
             reason = "snippet.py defines no " + " and ".join(f"{m}(device)" for m in missing)
-            problems.append(
-                {
-                    "path": str(recipe.snippet_path),
-                    "reason": reason,
-                    "source": recipe.source,
-                    "severity": "error",
-                }
-            )
-    torch_version = installed_torch_version() if not python else None
-    devices = _probe_devices(python) if (torch_version or python) else {}
+        else:
+            continue
+        problems.append(
+            {"path": str(recipe.snippet_path), "reason": reason, "source": recipe.source,
+             "severity": "error"}  # fmt: skip
+        )
+    return problems
+
+
+def doctor(
+    as_json: bool = typer.Option(False, "--json", help="Print JSON (schema in the README)."),
+    python: Optional[str] = typer.Option(
+        None,
+        "--python",
+        envvar="PITFALLS_PYTHON",
+        help="Check this interpreter's torch (and its NumPy and OpenMP runtimes).",
+        show_default=False,
+    ),
+    lang: Optional[str] = LANG_OPTION,
+) -> None:
+    """Check this machine for environment pitfalls, and the catalogue for broken recipes.
+
+    Each check says what it found, what to do, and which recipe explains it: the torch build
+    against the GPU and its driver, the GPU's architecture against the wheel's kernels,
+    CUDA_VISIBLE_DEVICES, /dev/shm, the open-files limit, NumPy's ABI, OpenMP runtimes, MPS on
+    macOS, modules that shadow torch, and the allocator and MPS variables. torch is imported
+    only in a child process, with a timeout.
+
+    Exits 1 when a check finds a problem or a recipe failed to load or lacks problem/fix,
+    0 otherwise (warnings do not change the exit code).
+    """
+    lang = language(lang)
+    catalogue = registry(report=False)
+    problems = _catalogue_problems(catalogue)
+    probe = run_probe(python, timeout=PROBE_TIMEOUT)
+    checks = run_checks(System(), probe)
+    devices, auto = _devices(probe)
     sources = sorted({r.source for r in catalogue})
+    probe_error = None
+    if probe.status in ("failed", "timeout"):
+        probe_error = probe.detail
+    elif probe.get("torch_error") and probe.status != "no_torch":
+        probe_error = probe.get("torch_error")
     data = {
         "pitfalls": __version__,
         "python": platform.python_version(),
         "python_executable": sys.executable,
-        "torch": devices.get("torch") or torch_version,
-        "cuda": devices.get("cuda"),
-        "devices": devices.get("devices", []),
-        "default_device": devices.get("auto"),
-        "device_probe_error": devices.get("error"),
+        "torch": probe.get("torch") if probe.status == "ok" else None,
+        "cuda": probe.get("cuda_version"),
+        "devices": devices,
+        "default_device": auto,
+        "device_probe_error": probe_error,
         "recipes": len(catalogue),
         "sources": sources,
         "problems": problems,
+        "checks": [c.to_dict() for c in checks],
     }
-    errors = [p for p in problems if p["severity"] == "error"]
+    failed = any(p["severity"] == "error" for p in problems) or any(
+        c.status == "problem" for c in checks
+    )
+    code = 1 if failed else 0
     if as_json:
         echo(json.dumps(data, ensure_ascii=False, indent=2))
-        raise typer.Exit(1 if errors else 0)
-    not_installed = t("doctor.not_installed", lang)
+        raise typer.Exit(code)
     rows = [
         ("pitfalls", __version__),
         (t("doctor.python", lang), f"{data['python']} ({sys.executable})"),
-        (t("doctor.torch", lang), data["torch"] or not_installed),
+        (t("doctor.torch", lang), data["torch"] or t("doctor.not_installed", lang)),
     ]
     if data["torch"]:
         rows.append(("CUDA", data["cuda"] or "—"))
-        device_text = ", ".join(data["devices"]) or (data["device_probe_error"] or "?")
-        rows.append((t("doctor.devices", lang), device_text))
+        rows.append((t("doctor.devices", lang), ", ".join(devices) or (probe_error or "?")))
     rows.append((t("doctor.recipes", lang), f"{len(catalogue)} ({', '.join(sources)})"))
     rows.append(
         (t("doctor.problems", lang), str(len(problems)) if problems else t("doctor.none", lang))
     )
     if plain_output():
-        for key, value in rows:
-            echo(f"{key}\t{value}")
-        for p in problems:
-            echo(f"{p['severity']}\t{p['path']}\t{p['reason']}")
+        _plain(rows, problems, checks, lang)
     else:
-        # lazy: Rich loads only when something is drawn
-        from rich.markup import escape
-        from rich.table import Table
+        _rich(rows, problems, checks, lang)
+    raise typer.Exit(code)
 
-        # lazy: Rich and the registry only when the command prints or reads recipes
-        from pitfalls.cli.common import console
 
-        table = Table(show_header=False, show_edge=False, pad_edge=False)
-        table.add_column(style="bold")
-        table.add_column(overflow="fold")
-        for key, value in rows:
-            table.add_row(escape(key), escape(value))
-        out = console()
-        out.print(table)
-        for p in problems:
-            style = "red" if p["severity"] == "error" else "yellow"
+def _plain(rows, problems, checks: list[Check], lang: str) -> None:
+    for key, value in rows:
+        echo(f"{key}\t{value}")
+    for p in problems:
+        echo(f"{p['severity']}\t{p['path']}\t{p['reason']}")
+    for c in checks:
+        echo("\t".join(["check", c.status, c.id, c.found, c.advice, c.recipe]).rstrip("\t"))
+
+
+STYLES = {"ok": "green", "warning": "yellow", "problem": "red", "unknown": "dim"}
+MARKS = {"ok": "✓", "warning": "!", "problem": "✗", "unknown": "?"}
+
+
+def _rich(rows, problems, checks: list[Check], lang: str) -> None:
+    # lazy: Rich's table and markup cost import time that piped output never pays
+    from rich.markup import escape
+    from rich.table import Table
+
+    # lazy: Rich and the registry only when the command prints or reads recipes
+    from pitfalls.cli.common import console
+
+    out = console()
+    table = Table(show_header=False, show_edge=False, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for key, value in rows:
+        table.add_row(escape(key), escape(value))
+    out.print(table)
+    for p in problems:
+        style = "red" if p["severity"] == "error" else "yellow"
+        out.print(
+            f"[{style}]{p['severity']}[/] {escape(p['path'])}: {escape(p['reason'])}",
+            highlight=False,
+        )
+    out.print()
+    out.print(f"[bold]{escape(t('doctor.checks', lang))}[/]", highlight=False)
+    for group in ("torch", "libraries", "system"):
+        members = [c for c in checks if GROUPS.get(c.id, "torch") == group]
+        if not members:
+            continue
+        out.print(f"  [bold dim]{escape(t(f'doctor.group.{group}', lang))}[/]", highlight=False)
+        for c in members:
+            style = STYLES.get(c.status, "")
+            label = t(f"doctor.status.{c.status}", lang)
             out.print(
-                f"[{style}]{p['severity']}[/] {escape(p['path'])}: {escape(p['reason'])}",
+                f"    [{style}]{MARKS.get(c.status, '?')} {escape(label)}[/] "
+                f"[bold]{escape(c.id)}[/]: {escape(c.found)}",
                 highlight=False,
-                markup=True,
             )
-    raise typer.Exit(1 if errors else 0)
+            if c.status != "ok" and c.advice:
+                out.print(f"        → {escape(c.advice)}", highlight=False)
+            if c.status != "ok" and c.recipe:
+                out.print(
+                    f"        {escape(t('doctor.see', lang))} [cyan]pitfalls show {escape(c.recipe)}[/]",
+                    highlight=False,
+                )
+    n_problems = sum(c.status == "problem" for c in checks)
+    n_warnings = sum(c.status == "warning" for c in checks)
+    out.print(
+        "  " + escape(t("doctor.summary", lang, problems=n_problems, warnings=n_warnings)),
+        highlight=False,
+    )
