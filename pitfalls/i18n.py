@@ -133,6 +133,7 @@ STRINGS: dict[str, dict[str, str]] = {
     },
     "trace.read": {"en": "read it", "zh": "阅读"},
     "trace.run": {"en": "run it ", "zh": "运行"},
+    "trace.doctor": {"en": "check this machine", "zh": "检查本机环境"},
     "search.not_confident": {
         "en": "no recipe explains this yet; closest: {closest}",
         "zh": "还没有条目能解释这个问题；最接近的：{closest}",

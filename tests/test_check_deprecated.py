@@ -119,7 +119,9 @@ def test_reduce_lr_on_plateau_takes_a_metric() -> None:
 
 
 def test_performance_rules_are_off_by_default() -> None:
-    source = "import torch\nloader = torch.utils.data.DataLoader(ds)\nopt.zero_grad(set_to_none=False)\n"
+    source = (
+        "import torch\nloader = torch.utils.data.DataLoader(ds)\nopt.zero_grad(set_to_none=False)\n"
+    )
     assert not RULES["PFL401"].default and not RULES["PFL402"].default
     assert findings(source, ["PFL"]) == []
     assert {f.code for f in findings(source, ["PFL401", "PFL402"])} == {"PFL401", "PFL402"}

@@ -16,7 +16,6 @@ from pitfalls.doctor import Probe, System, run_checks, run_probe
 from pitfalls.doctor.checks_host import (
     check_alloc_conf,
     check_mps_env,
-    check_open_files,
     check_shadowing,
     check_shm,
     check_visible_devices,
@@ -38,18 +37,32 @@ MiB = 1024 * 1024
 
 
 def system(tmp_path: Path, **kw) -> System:
-    defaults = dict(root=tmp_path, env={}, platform="linux", cwd=tmp_path / "work",
-                    run=lambda argv, timeout: None, nofile=lambda: (65536, 65536),
-                    fs_size=lambda path: 8 * 1024 * MiB)  # fmt: skip
+    defaults = dict(
+        root=tmp_path,
+        env={},
+        platform="linux",
+        cwd=tmp_path / "work",
+        run=lambda argv, timeout: None,
+        nofile=lambda: (65536, 65536),
+        fs_size=lambda path: 8 * 1024 * MiB,
+    )
     defaults.update(kw)
     (tmp_path / "work").mkdir(exist_ok=True)
     return System(**defaults)
 
 
 def probe(**data) -> Probe:
-    base = {"torch": "2.13.0", "cuda_version": None, "hip_version": None,
-            "cuda_available": False, "cuda_devices": [], "warnings": [], "openmp": [],
-            "numpy": "2.1.0", "stderr": ""}  # fmt: skip
+    base = {
+        "torch": "2.13.0",
+        "cuda_version": None,
+        "hip_version": None,
+        "cuda_available": False,
+        "cuda_devices": [],
+        "warnings": [],
+        "openmp": [],
+        "numpy": "2.1.0",
+        "stderr": "",
+    }
     base.update(data)
     return Probe("ok", base)
 
@@ -90,8 +103,15 @@ def test_gpu_count_from_nvidia_smi_when_proc_is_missing(tmp_path: Path) -> None:
 
 def test_cuda_build_that_cannot_use_the_gpu(tmp_path: Path) -> None:
     gpus(tmp_path, 1)
-    found = check_build(system(tmp_path), probe(cuda_version="12.8", warnings=[
-        "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old"]))  # fmt: skip
+    found = check_build(
+        system(tmp_path),
+        probe(
+            cuda_version="12.8",
+            warnings=[
+                "UserWarning: CUDA initialization: The NVIDIA driver on your system is too old"
+            ],
+        ),
+    )
     assert statuses(found) == [("torch-build", "problem")] and "too old" in found[0].found
 
 
@@ -121,17 +141,29 @@ def test_arch_compatibility_is_judged_like_torch(capability, arch, ok) -> None:
 
 
 def test_arch_check_prefers_torchs_own_judgement(tmp_path: Path) -> None:
-    device = {"index": 0, "name": "NVIDIA GeForce RTX 5090", "capability": [12, 0],
-              "torch_judges_compatible": False}  # fmt: skip
-    (found,) = check_arch(system(tmp_path), probe(cuda_version="12.4", cuda_available=True,
-                                                   arch_list=["sm_80", "sm_90"],
-                                                   cuda_devices=[device]))  # fmt: skip
+    device = {
+        "index": 0,
+        "name": "NVIDIA GeForce RTX 5090",
+        "capability": [12, 0],
+        "torch_judges_compatible": False,
+    }
+    (found,) = check_arch(
+        system(tmp_path),
+        probe(
+            cuda_version="12.4",
+            cuda_available=True,
+            arch_list=["sm_80", "sm_90"],
+            cuda_devices=[device],
+        ),
+    )
     assert found.status == "problem" and "sm_120" in found.found
     assert found.recipe == "cuda-arch-not-supported"
     device["torch_judges_compatible"] = None
     device["capability"] = [8, 6]
-    (found,) = check_arch(system(tmp_path), probe(cuda_version="12.4", cuda_available=True,
-                                                   arch_list=["sm_80"], cuda_devices=[device]))  # fmt: skip
+    (found,) = check_arch(
+        system(tmp_path),
+        probe(cuda_version="12.4", cuda_available=True, arch_list=["sm_80"], cuda_devices=[device]),
+    )
     assert found.status == "ok"
 
 
@@ -194,10 +226,12 @@ def test_shm_of_this_machine_is_measured() -> None:
 def test_open_files_limit_lowered_in_a_real_subprocess() -> None:
     code = (
         "import resource, json\n"
-        "resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n"
+        "hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))\n"
         "from pitfalls.doctor.checks_host import check_open_files\n"
         "from pitfalls.doctor import System, Probe\n"
-        "print(json.dumps([c.to_dict() for c in check_open_files(System(platform='linux'), Probe('ok'))]))\n"
+        "found = check_open_files(System(platform='linux'), Probe('ok'))\n"
+        "print(json.dumps([c.to_dict() for c in found]))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     (found,) = json.loads(out.stdout)
@@ -215,13 +249,17 @@ def test_alloc_conf_keys_and_values(tmp_path: Path) -> None:
     typo = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segment:True"}
     (found,) = check_alloc_conf(system(tmp_path, env=typo), probe())
     assert found.status == "problem" and "unknown key 'expandable_segment'" in found.found
-    values = {"PYTORCH_ALLOC_CONF": "max_split_size_mb:10,garbage_collection_threshold:1.5,"
-              "roundup_power2_divisions:[256:8,>:4]"}  # fmt: skip
+    values = {
+        "PYTORCH_ALLOC_CONF": "max_split_size_mb:10,garbage_collection_threshold:1.5,"
+        "roundup_power2_divisions:[256:8,>:4]"
+    }
     (found,) = check_alloc_conf(system(tmp_path, env=values), probe())
     assert "max_split_size_mb:10" in found.found and "garbage_collection_threshold" in found.found
     assert "roundup" not in found.found.split("': ", 1)[1]  # the list form is valid
     both = {**good, "PYTORCH_ALLOC_CONF": "expandable_segments:True"}
-    assert ("alloc-conf", "warning") in statuses(check_alloc_conf(system(tmp_path, env=both), probe()))
+    assert ("alloc-conf", "warning") in statuses(
+        check_alloc_conf(system(tmp_path, env=both), probe())
+    )
 
 
 def test_mps_variables(tmp_path: Path) -> None:
@@ -253,10 +291,18 @@ def test_openmp_runtimes(tmp_path: Path) -> None:
     iomp = "/opt/conda/lib/libiomp5.so"
     (mixed,) = check_openmp(system(tmp_path), probe(openmp=[iomp, torch_gomp]))
     assert mixed.status == "warning" and mixed.recipe == "openmp-duplicate-runtime"
-    (two,) = check_openmp(system(tmp_path), probe(openmp=[iomp, "/env/site-packages/torch/lib/libiomp5.so"]))
+    (two,) = check_openmp(
+        system(tmp_path), probe(openmp=[iomp, "/env/site-packages/torch/lib/libiomp5.so"])
+    )
     assert two.status == "problem"
-    aborted = Probe("failed", {"stderr": "OMP: Error #15: Initializing libiomp5.dylib, but found "
-                               "libiomp5.dylib already initialized.\n"}, detail="abort")  # fmt: skip
+    aborted = Probe(
+        "failed",
+        {
+            "stderr": "OMP: Error #15: Initializing libiomp5.dylib, but found "
+            "libiomp5.dylib already initialized.\n"
+        },
+        detail="abort",
+    )
     (found,) = check_openmp(system(tmp_path), aborted)
     assert found.status == "problem"
     assert check_torch(system(tmp_path), aborted) == []  # reported once, by the OpenMP check
@@ -267,8 +313,15 @@ def test_numpy_2_under_a_torch_built_for_numpy_1(tmp_path: Path) -> None:
         "\nA module that was compiled using NumPy 1.x cannot be run in\n"
         "NumPy 2.0.0 as it may crash. To support both 1.x and 2.x\n"
     )
-    found = check_numpy_abi(system(tmp_path), probe(torch="2.1.2", numpy="2.0.0", stderr=stderr,
-                            warnings=["UserWarning: Failed to initialize NumPy: _ARRAY_API not found"]))  # fmt: skip
+    found = check_numpy_abi(
+        system(tmp_path),
+        probe(
+            torch="2.1.2",
+            numpy="2.0.0",
+            stderr=stderr,
+            warnings=["UserWarning: Failed to initialize NumPy: _ARRAY_API not found"],
+        ),
+    )
     assert statuses(found) == [("numpy-abi", "problem")] and found[0].recipe == "numpy-abi-mismatch"
     assert statuses(check_numpy_abi(system(tmp_path), probe())) == [("numpy-abi", "ok")]
 
@@ -308,8 +361,13 @@ def test_a_local_torch_py_is_reported(tmp_path: Path) -> None:
 def test_shadowing_is_what_python_really_imports(tmp_path: Path) -> None:
     """The real condition: a fresh python started in that folder imports the local file."""
     (tmp_path / "torch.py").write_text("")
-    out = subprocess.run([sys.executable, "-c", "import torch; print(torch.__file__)"],
-                         cwd=tmp_path, capture_output=True, text=True, check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", "import torch; print(torch.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert Path(out.stdout.strip()).resolve() == (tmp_path / "torch.py").resolve()
     found = check_shadowing(system(tmp_path, cwd=tmp_path), probe())
     assert found[0].status == "problem"
@@ -324,7 +382,9 @@ def test_probe_output_parsing_and_failures() -> None:
     assert parsed.status == "ok" and parsed.get("torch") == "2.13.0"
     crashed = parse_probe_output("", "Segmentation fault\n", -11)
     assert crashed.status == "failed" and "Segmentation fault" in crashed.detail
-    missing = parse_probe_output(MARKER + json.dumps({"torch_error": "ModuleNotFoundError: No module named 'torch'"}), "", 0)
+    missing = parse_probe_output(
+        MARKER + json.dumps({"torch_error": "ModuleNotFoundError: No module named 'torch'"}), "", 0
+    )
     assert missing.status == "no_torch"
 
 
@@ -369,8 +429,14 @@ def _doctor(tmp_path: Path, *args: str, env: dict | None = None) -> subprocess.C
 
     full = {**os.environ, "PITFALLS_CACHE": "0", **(env or {})}
     full.pop("CUDA_VISIBLE_DEVICES", None) if env is None else None
-    return subprocess.run([sys.executable, "-m", "pitfalls", "doctor", *args], cwd=tmp_path,
-                          capture_output=True, text=True, env=full, timeout=300)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "pitfalls", "doctor", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=300,
+    )
 
 
 def test_doctor_json_has_the_checks_and_exits_1_on_a_problem(tmp_path: Path) -> None:
@@ -393,3 +459,19 @@ def test_doctor_plain_lines_when_piped(tmp_path: Path) -> None:
     lines = [line.split("\t") for line in done.stdout.splitlines() if line.startswith("check\t")]
     assert lines and all(parts[1] in ("ok", "warning", "problem", "unknown") for parts in lines)
     assert any(parts[2] == "torch-installed" for parts in lines)
+
+
+def test_every_recipe_a_check_names_is_an_environment_recipe() -> None:
+    """The checks' recipes and ENVIRONMENT_RECIPES (what trace sends to doctor) agree."""
+    import inspect
+
+    import pitfalls.doctor.checks_host as host
+    import pitfalls.doctor.checks_torch as torch_checks
+    from pitfalls.doctor import ENVIRONMENT_RECIPES
+
+    named = set()
+    for module in (host, torch_checks):
+        import re
+
+        named |= set(re.findall(r'"([a-z0-9]+(?:-[a-z0-9]+)+)",?\s*\)', inspect.getsource(module)))
+    assert named <= ENVIRONMENT_RECIPES | {"torch-installed"}, named - ENVIRONMENT_RECIPES

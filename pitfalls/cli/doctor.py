@@ -27,7 +27,9 @@ def _devices(probe: Probe) -> tuple[list[str], Optional[str]]:
     ]
     if probe.get("mps_available"):
         devices.append("mps")
-    auto = "cuda:0" if probe.get("cuda_devices") else ("mps" if probe.get("mps_available") else "cpu")
+    auto = (
+        "cuda:0" if probe.get("cuda_devices") else ("mps" if probe.get("mps_available") else "cpu")
+    )
     return devices, auto
 
 
@@ -48,8 +50,12 @@ def _catalogue_problems(catalogue: Any) -> list[dict[str, Any]]:
         else:
             continue
         problems.append(
-            {"path": str(recipe.snippet_path), "reason": reason, "source": recipe.source,
-             "severity": "error"}  # fmt: skip
+            {
+                "path": str(recipe.snippet_path),
+                "reason": reason,
+                "source": recipe.source,
+                "severity": "error",
+            }
         )
     return problems
 
@@ -181,7 +187,8 @@ def _rich(rows, problems, checks: list[Check], lang: str) -> None:
                 out.print(f"        → {escape(c.advice)}", highlight=False)
             if c.status != "ok" and c.recipe:
                 out.print(
-                    f"        {escape(t('doctor.see', lang))} [cyan]pitfalls show {escape(c.recipe)}[/]",
+                    f"        {escape(t('doctor.see', lang))} "
+                    f"[cyan]pitfalls show {escape(c.recipe)}[/]",
                     highlight=False,
                 )
     n_problems = sum(c.status == "problem" for c in checks)

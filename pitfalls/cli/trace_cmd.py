@@ -7,6 +7,7 @@ from typing import Optional
 import typer
 
 from pitfalls.cli.common import LANG_OPTION, fail, language, registry, warn
+from pitfalls.doctor import ENVIRONMENT_RECIPES
 from pitfalls.i18n import t
 
 TRACE_HELP_EPILOG = """
@@ -63,4 +64,6 @@ def _explain(traceback_text: str | None, lang: str) -> None:
         f"  {t('trace.read', lang)}: pitfalls show {recipe.id}",
         f"  {t('trace.run', lang)}: pitfalls run {recipe.id}",
     ]
+    if recipe.id in ENVIRONMENT_RECIPES or getattr(recipe, "theme", None) == "environment":
+        lines.append(f"  {t('trace.doctor', lang)}: pitfalls doctor")
     warn("\n".join(lines))

@@ -16,7 +16,35 @@ from pitfalls.doctor.checks_torch import TORCH_CHECKS
 from pitfalls.doctor.model import STATUSES, Check, Probe, System
 from pitfalls.doctor.probe import run_probe
 
-__all__ = ["GROUPS", "STATUSES", "Check", "Probe", "System", "run_checks", "run_probe"]
+__all__ = [
+    "ENVIRONMENT_RECIPES",
+    "GROUPS",
+    "STATUSES",
+    "Check",
+    "Probe",
+    "System",
+    "run_checks",
+    "run_probe",
+]
+
+# The recipes a check names: an error that one of them explains is an environment problem,
+# and `pitfalls trace` suggests `pitfalls doctor` for it (a test keeps this list in step).
+ENVIRONMENT_RECIPES = frozenset(
+    {
+        "cuda-not-available",
+        "cuda-arch-not-supported",
+        "invalid-device-ordinal",
+        "dataloader-worker-killed",
+        "dataloader-too-many-open-files",
+        "numpy-abi-mismatch",
+        "openmp-duplicate-runtime",
+        "mps-not-available",
+        "mps-unsupported-op",
+        "mps-out-of-memory",
+        "module-shadowing",
+        "cuda-memory-fragmentation",
+    }
+)
 
 # How the report groups the checks (ids not listed fall under "torch").
 GROUPS = {
@@ -36,6 +64,8 @@ def run_checks(system: System, probe: Probe) -> list[Check]:
             found = check(system, probe)
         except Exception as err:  # one broken probe must not take the report down
             name = getattr(check, "check_id", check.__name__)
-            found = [Check(name, "unknown", f"could not check: {type(err).__name__}: {err}", "", "")]
+            found = [
+                Check(name, "unknown", f"could not check: {type(err).__name__}: {err}", "", "")
+            ]
         results.extend(found)
     return results

@@ -4,7 +4,6 @@ own process and read the machine through `System`."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -96,11 +95,25 @@ def check_shm(system: System, probe: Probe) -> list[Check]:
         "workers or smaller batches"
     )
     if size < SHM_PROBLEM:
-        return [Check("shm", "problem", text + ": DataLoader workers will die with a bus error "
-                      "on ordinary image batches", advice, "dataloader-worker-killed")]  # fmt: skip
+        return [
+            Check(
+                "shm",
+                "problem",
+                text + ": DataLoader workers will die with a bus error on ordinary image batches",
+                advice,
+                "dataloader-worker-killed",
+            )
+        ]
     if size < SHM_WARNING:
-        return [Check("shm", "warning", text + ": enough for small batches, not for large ones",
-                      advice, "dataloader-worker-killed")]  # fmt: skip
+        return [
+            Check(
+                "shm",
+                "warning",
+                text + ": enough for small batches, not for large ones",
+                advice,
+                "dataloader-worker-killed",
+            )
+        ]
     return [Check("shm", "ok", text, "", "")]
 
 
@@ -116,10 +129,13 @@ def check_open_files(system: System, probe: Probe) -> list[Check]:
             "open-files",
             "warning",
             f"open-files limit is {soft}: DataLoader workers that share many tensors fail "
-            "with \"Too many open files\"",
-            (f"`ulimit -n {min(hard, 65536) if hard > 0 else 65536}` before training, or "
-             if can_raise else "")
-            + "`torch.multiprocessing.set_sharing_strategy(\"file_system\")`",
+            'with "Too many open files"',
+            (
+                f"`ulimit -n {min(hard, 65536) if hard > 0 else 65536}` before training, or "
+                if can_raise
+                else ""
+            )
+            + '`torch.multiprocessing.set_sharing_strategy("file_system")`',
             "dataloader-too-many-open-files",
         )
     ]
@@ -132,7 +148,9 @@ def _bad_value(kind: str, value: str) -> str | None:
     if kind == "bool":
         return None if value in ("True", "False", "true", "false") else "expects True or False"
     if kind == "backend":
-        return None if value in ("native", "cudaMallocAsync") else "expects native or cudaMallocAsync"
+        return (
+            None if value in ("native", "cudaMallocAsync") else "expects native or cudaMallocAsync"
+        )
     if kind in ("int", "int>20", "power2"):
         if not value.isdigit():
             return "expects a whole number"
@@ -152,7 +170,9 @@ def _bad_value(kind: str, value: str) -> str | None:
         if value.isdigit():
             number = int(value)
             return None if number == 0 or (number & (number - 1)) == 0 else "must be a power of 2"
-        return None if value.startswith("[") and value.endswith("]") else "expects N or [size:N,...]"
+        return (
+            None if value.startswith("[") and value.endswith("]") else "expects N or [size:N,...]"
+        )
     return None
 
 
@@ -201,9 +221,15 @@ def check_alloc_conf(system: System, probe: Probe) -> list[Check]:
         else:
             results.append(Check("alloc-conf", "ok", f"{name}={system.env[name]}", "", ""))
     if len(names) == 2:
-        results.append(Check("alloc-conf", "warning", "both PYTORCH_CUDA_ALLOC_CONF and "
-                             "PYTORCH_ALLOC_CONF are set", "set one of them (PYTORCH_ALLOC_CONF "
-                             "is the newer name)", "cuda-memory-fragmentation"))  # fmt: skip
+        results.append(
+            Check(
+                "alloc-conf",
+                "warning",
+                "both PYTORCH_CUDA_ALLOC_CONF and PYTORCH_ALLOC_CONF are set",
+                "set one of them (PYTORCH_ALLOC_CONF is the newer name)",
+                "cuda-memory-fragmentation",
+            )
+        )
     return results
 
 
@@ -218,30 +244,67 @@ def check_mps_env(system: System, probe: Probe) -> list[Check]:
     results = []
     fallback = system.env.get("PYTORCH_ENABLE_MPS_FALLBACK")
     if fallback is not None and fallback not in ("0", "1"):
-        results.append(Check("mps-env", "warning", f"PYTORCH_ENABLE_MPS_FALLBACK={fallback!r}: "
-                             "torch turns the fallback on only for the value 1", "set it to 1 "
-                             "(before torch is imported)", "mps-unsupported-op"))  # fmt: skip
+        results.append(
+            Check(
+                "mps-env",
+                "warning",
+                f"PYTORCH_ENABLE_MPS_FALLBACK={fallback!r}: "
+                "torch turns the fallback on only for the value 1",
+                "set it to 1 (before torch is imported)",
+                "mps-unsupported-op",
+            )
+        )
     high = system.env.get("PYTORCH_MPS_HIGH_WATERMARK_RATIO")
     low = system.env.get("PYTORCH_MPS_LOW_WATERMARK_RATIO")
-    for name, value in (("PYTORCH_MPS_HIGH_WATERMARK_RATIO", high),
-                        ("PYTORCH_MPS_LOW_WATERMARK_RATIO", low)):  # fmt: skip
+    for name, value in (
+        ("PYTORCH_MPS_HIGH_WATERMARK_RATIO", high),
+        ("PYTORCH_MPS_LOW_WATERMARK_RATIO", low),
+    ):
         if value is not None and (_ratio(value) is None or (_ratio(value) or 0) < 0):
-            results.append(Check("mps-env", "problem", f"{name}={value!r} is not a ratio >= 0",
-                                 "use a number such as 1.4, or unset it", "mps-out-of-memory"))  # fmt: skip
+            results.append(
+                Check(
+                    "mps-env",
+                    "problem",
+                    f"{name}={value!r} is not a ratio >= 0",
+                    "use a number such as 1.4, or unset it",
+                    "mps-out-of-memory",
+                )
+            )
     if high is not None and (_ratio(high) or 0) > 2.0:
-        results.append(Check("mps-env", "problem", f"PYTORCH_MPS_HIGH_WATERMARK_RATIO={high}: "
-                             "torch refuses ratios above 2.0 (\"invalid high watermark ratio\") "
-                             "at the first MPS allocation", "use a ratio up to 2.0 (the default "
-                             "is 1.7)", "mps-out-of-memory"))  # fmt: skip
+        results.append(
+            Check(
+                "mps-env",
+                "problem",
+                f"PYTORCH_MPS_HIGH_WATERMARK_RATIO={high}: "
+                'torch refuses ratios above 2.0 ("invalid high watermark ratio") '
+                "at the first MPS allocation",
+                "use a ratio up to 2.0 (the default is 1.7)",
+                "mps-out-of-memory",
+            )
+        )
     if high is not None and _ratio(high) == 0.0:
-        results.append(Check("mps-env", "warning", "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0 removes "
-                             "the limit on MPS allocations: memory shared with the system can "
-                             "run out and freeze the Mac", "set a ratio (the default is 1.7) "
-                             "and make the model smaller", "mps-out-of-memory"))  # fmt: skip
+        results.append(
+            Check(
+                "mps-env",
+                "warning",
+                "PYTORCH_MPS_HIGH_WATERMARK_RATIO=0 removes "
+                "the limit on MPS allocations: memory shared with the system can "
+                "run out and freeze the Mac",
+                "set a ratio (the default is 1.7) and make the model smaller",
+                "mps-out-of-memory",
+            )
+        )
     high_v, low_v = _ratio(high or ""), _ratio(low or "")
     if high_v and low_v and low_v > high_v:
-        results.append(Check("mps-env", "problem", "the MPS low watermark ratio is above the "
-                             "high one", "keep LOW <= HIGH", "mps-out-of-memory"))  # fmt: skip
+        results.append(
+            Check(
+                "mps-env",
+                "problem",
+                "the MPS low watermark ratio is above the high one",
+                "keep LOW <= HIGH",
+                "mps-out-of-memory",
+            )
+        )
     return results
 
 
@@ -256,9 +319,7 @@ def check_shadowing(system: System, probe: Probe) -> list[Check]:
     """A `torch.py` (or `numpy.py`, a `torch/` package...) where the user's scripts start, or
     on PYTHONPATH, is imported instead of the real one. Doctor's own sys.path[0] is its
     console script's folder, so the working directory is looked at explicitly."""
-    folders = [system.cwd] + [
-        Path(p) for p in system.env.get("PYTHONPATH", "").split(":") if p
-    ]
+    folders = [system.cwd] + [Path(p) for p in system.env.get("PYTHONPATH", "").split(":") if p]
     real = {
         "torch": Path(probe.get("torch_file")).parent if probe.get("torch_file") else None,
         "numpy": Path(probe.get("numpy_file")).parent if probe.get("numpy_file") else None,
@@ -281,8 +342,15 @@ def check_shadowing(system: System, probe: Probe) -> list[Check]:
                 )
             )
     if not results:
-        results.append(Check("module-shadowing", "ok", "no torch.py, numpy.py or torchvision.py "
-                             "in the working directory or on PYTHONPATH", "", ""))  # fmt: skip
+        results.append(
+            Check(
+                "module-shadowing",
+                "ok",
+                "no torch.py, numpy.py or torchvision.py in the working directory or on PYTHONPATH",
+                "",
+                "",
+            )
+        )
     return results
 
 

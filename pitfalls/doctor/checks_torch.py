@@ -139,7 +139,9 @@ def check_build(system: System, probe: Probe) -> list[Check]:
         count = len(probe.get("cuda_devices") or [])
         backend = f"ROCm {hip}" if hip else f"CUDA {cuda}"
         return [
-            Check("torch-build", "ok", f"torch {version} with {backend} sees {count} GPU(s)", "", "")
+            Check(
+                "torch-build", "ok", f"torch {version} with {backend} sees {count} GPU(s)", "", ""
+            )
         ]
     if gpus and not cuda and not hip:
         return [
@@ -162,7 +164,8 @@ def check_build(system: System, probe: Probe) -> list[Check]:
                 "torch-build",
                 "problem",
                 f"torch {version} is built with CUDA {cuda} but cannot use the "
-                f"{gpus} NVIDIA GPU(s) here" + (f": {reason.splitlines()[0][:160]}" if reason else ""),
+                f"{gpus} NVIDIA GPU(s) here"
+                + (f": {reason.splitlines()[0][:160]}" if reason else ""),
                 "check the driver (`nvidia-smi`) and `CUDA_VISIBLE_DEVICES`; see the "
                 "cuda-driver check",
                 "cuda-not-available",
@@ -187,8 +190,11 @@ def check_arch(system: System, probe: Probe) -> list[Check]:
     if probe.status != "ok" or not probe.get("cuda_available") or probe.get("hip_version"):
         return []
     arch_list = list(probe.get("arch_list") or [])
-    warned = [w for w in probe.get("warnings") or [] if "is not compatible with the current" in w
-              or "which is of compute capability (CC)" in w]  # fmt: skip
+    warned = [
+        w
+        for w in probe.get("warnings") or []
+        if "is not compatible with the current" in w or "which is of compute capability (CC)" in w
+    ]
     results = []
     for device in probe.get("cuda_devices") or []:
         capability = tuple(device.get("capability") or (0, 0))
@@ -204,7 +210,7 @@ def check_arch(system: System, probe: Probe) -> list[Check]:
                     "cuda-arch",
                     "problem",
                     f"{name}: this torch carries kernels for {' '.join(arch_list) or '?'} only "
-                    "(\"no kernel image is available for execution on the device\")",
+                    '("no kernel image is available for execution on the device")',
                     "install a build whose CUDA version supports this GPU (a newer GPU needs a "
                     "newer CUDA; an old one an older release): see `torch.cuda.get_arch_list()`",
                     "cuda-arch-not-supported",
@@ -224,8 +230,15 @@ def check_driver(system: System, probe: Probe) -> list[Check]:
     major = _version(cuda)[:1]
     needed = MIN_DRIVER_LINUX.get(major[0]) if major else None
     if needed is None:
-        return [Check("cuda-driver", "unknown", f"driver {_text(driver)}; CUDA {cuda} is not in "
-                      "doctor's table", "", "cuda-not-available")]  # fmt: skip
+        return [
+            Check(
+                "cuda-driver",
+                "unknown",
+                f"driver {_text(driver)}; CUDA {cuda} is not in doctor's table",
+                "",
+                "cuda-not-available",
+            )
+        ]
     if driver < needed:
         return [
             Check(
@@ -233,20 +246,20 @@ def check_driver(system: System, probe: Probe) -> list[Check]:
                 "problem",
                 f"NVIDIA driver {_text(driver)} is older than CUDA {cuda} needs "
                 f"(>= {_text(needed)})",
-                f"update the driver, or install a torch built for an older CUDA",
+                "update the driver, or install a torch built for an older CUDA",
                 "cuda-not-available",
             )
         ]
-    return [
-        Check("cuda-driver", "ok", f"NVIDIA driver {_text(driver)} serves CUDA {cuda}", "", "")
-    ]
+    return [Check("cuda-driver", "ok", f"NVIDIA driver {_text(driver)} serves CUDA {cuda}", "", "")]
 
 
 def check_numpy_abi(system: System, probe: Probe) -> list[Check]:
     if probe.status not in ("ok", "failed"):
         return []
-    seen = "\n".join([str(probe.get("stderr") or ""), str(probe.get("torch_error") or "")]
-                     + list(probe.get("warnings") or []))  # fmt: skip
+    seen = "\n".join(
+        [str(probe.get("stderr") or ""), str(probe.get("torch_error") or "")]
+        + list(probe.get("warnings") or [])
+    )
     fragment = next((f for f in NUMPY_ABI_FRAGMENTS if f in seen), None)
     numpy = probe.get("numpy")
     if fragment is not None:
@@ -255,8 +268,8 @@ def check_numpy_abi(system: System, probe: Probe) -> list[Check]:
                 "numpy-abi",
                 "problem",
                 f"torch {probe.get('torch') or ''} was built against NumPy 1 and NumPy "
-                f"{numpy or '?'} is installed (\"{fragment}\")",
-                "`pip install \"numpy<2\"`, or a torch built for NumPy 2 (2.3 and later)",
+                f'{numpy or "?"} is installed ("{fragment}")',
+                '`pip install "numpy<2"`, or a torch built for NumPy 2 (2.3 and later)',
                 "numpy-abi-mismatch",
             )
         ]
@@ -279,14 +292,14 @@ def _omp_kind(path: str) -> str:
 def check_openmp(system: System, probe: Probe) -> list[Check]:
     """Two OpenMP runtimes in one process after importing torch and NumPy."""
     stderr = str(probe.get("stderr") or "")
-    hidden = (probe.get("kmp_duplicate_lib_ok") or system.env.get("KMP_DUPLICATE_LIB_OK") or "")
+    hidden = probe.get("kmp_duplicate_lib_ok") or system.env.get("KMP_DUPLICATE_LIB_OK") or ""
     if OMP_ABORT in stderr:
         return [
             Check(
                 "openmp",
                 "problem",
                 "importing torch and NumPy aborts: two copies of Intel's OpenMP runtime "
-                "(\"OMP: Error #15: Initializing libiomp5...\")",
+                '("OMP: Error #15: Initializing libiomp5...")',
                 "install torch and NumPy from one channel (all pip or all conda), or remove "
                 "the duplicate (`conda install nomkl`); not KMP_DUPLICATE_LIB_OK",
                 "openmp-duplicate-runtime",
@@ -310,15 +323,29 @@ def check_openmp(system: System, probe: Probe) -> list[Check]:
     libs = probe.get("openmp")
     if libs is None:
         if not results:
-            results.append(Check("openmp", "ok", "importing torch and NumPy together did not "
-                                 "abort (loaded libraries cannot be listed here)", "", ""))  # fmt: skip
+            results.append(
+                Check(
+                    "openmp",
+                    "ok",
+                    "importing torch and NumPy together did not "
+                    "abort (loaded libraries cannot be listed here)",
+                    "",
+                    "",
+                )
+            )
         return results
     intel = sorted({p for p in libs if _omp_kind(p) == "intel"})
     others = sorted({p for p in libs if _omp_kind(p) != "intel"})
     if len(intel) > 1:
-        results.append(Check("openmp", "problem", "two copies of Intel's OpenMP runtime are "
-                             f"loaded: {', '.join(intel)}", "install torch and NumPy from one "
-                             "channel, or remove one copy", "openmp-duplicate-runtime"))  # fmt: skip
+        results.append(
+            Check(
+                "openmp",
+                "problem",
+                f"two copies of Intel's OpenMP runtime are loaded: {', '.join(intel)}",
+                "install torch and NumPy from one channel, or remove one copy",
+                "openmp-duplicate-runtime",
+            )
+        )
     elif intel and others:
         results.append(
             Check(
@@ -357,15 +384,35 @@ def check_mps(system: System, probe: Probe) -> list[Check]:
         return []
     mac = _version(probe.get("mac_ver"))
     if mac and mac < (12, 3):
-        return [Check("mps", "problem", f"macOS {_text(mac)}: MPS needs macOS 12.3 or later",
-                      "update macOS, or run on the CPU", "mps-not-available")]  # fmt: skip
+        return [
+            Check(
+                "mps",
+                "problem",
+                f"macOS {_text(mac)}: MPS needs macOS 12.3 or later",
+                "update macOS, or run on the CPU",
+                "mps-not-available",
+            )
+        ]
     if not probe.get("mps_built"):
-        return [Check("mps", "problem", f"torch {probe.get('torch')} was built without MPS",
-                      "install torch from pip or conda for macOS arm64", "mps-not-available")]  # fmt: skip
+        return [
+            Check(
+                "mps",
+                "problem",
+                f"torch {probe.get('torch')} was built without MPS",
+                "install torch from pip or conda for macOS arm64",
+                "mps-not-available",
+            )
+        ]
     if not probe.get("mps_available"):
-        return [Check("mps", "problem", "torch is built with MPS but MPS is not available "
-                      "(no Metal device?)", "check `torch.backends.mps.is_available()` on an "
-                      "Apple-silicon Mac", "mps-not-available")]  # fmt: skip
+        return [
+            Check(
+                "mps",
+                "problem",
+                "torch is built with MPS but MPS is not available (no Metal device?)",
+                "check `torch.backends.mps.is_available()` on an Apple-silicon Mac",
+                "mps-not-available",
+            )
+        ]
     return [Check("mps", "ok", f"MPS available (macOS {_text(mac)})", "", "")]
 
 

@@ -42,9 +42,7 @@ def _run_command(argv: list[str], timeout: float) -> CommandResult | None:
     if shutil.which(argv[0]) is None:
         return None
     try:
-        done = subprocess.run(
-            argv, capture_output=True, text=True, timeout=timeout, check=False
-        )
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
     return CommandResult(done.returncode, done.stdout)

@@ -15,11 +15,12 @@ import tempfile
 
 from pitfalls.doctor.model import Probe
 
-PROBE_SOURCE = r'''
+PROBE_SOURCE = r"""
 import json, os, platform, re, sys, warnings
 report = {"python": platform.python_version(), "executable": sys.executable,
           "machine": platform.machine(), "mac_ver": platform.mac_ver()[0],
-          "warnings": [], "openmp": [], "kmp_duplicate_lib_ok": os.environ.get("KMP_DUPLICATE_LIB_OK")}
+          "warnings": [], "openmp": [],
+          "kmp_duplicate_lib_ok": os.environ.get("KMP_DUPLICATE_LIB_OK")}
 def libraries():
     found = []
     try:
@@ -87,7 +88,7 @@ with warnings.catch_warnings(record=True) as caught:
         report["openmp"] = libraries()
 report["warnings"] = [f"{w.category.__name__}: {w.message}"[:1000] for w in caught]
 print("\n@@pitfalls-doctor@@" + json.dumps(report))
-'''
+"""
 
 MARKER = "@@pitfalls-doctor@@"
 

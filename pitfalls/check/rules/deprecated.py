@@ -47,7 +47,8 @@ SYMBOLS: dict[str, Gone] = {
     ),
     # PFL015: deprecated, warn at run time.
     "torch.qr": Gone(
-        "PFL015", "torch.linalg.qr (mode='reduced' for some=True, 'complete' for some=False)",
+        "PFL015",
+        "torch.linalg.qr (mode='reduced' for some=True, 'complete' for some=False)",
         _REMOVED_215,
     ),
     "torch.cholesky": Gone(
@@ -57,43 +58,55 @@ SYMBOLS: dict[str, Gone] = {
         "PFL015", "torch.linalg.lu_factor (or lu_factor_ex)", "deprecated: it warns (UserWarning)"
     ),
     "torch.lu_solve": Gone(
-        "PFL015", "torch.linalg.lu_solve (takes LU and pivots first)",
+        "PFL015",
+        "torch.linalg.lu_solve (takes LU and pivots first)",
         "deprecated: it warns (UserWarning)",
     ),
     "torch.triangular_solve": Gone(
-        "PFL015", "torch.linalg.solve_triangular (other argument order, returns one tensor)",
+        "PFL015",
+        "torch.linalg.solve_triangular (other argument order, returns one tensor)",
         "deprecated: it warns (UserWarning)",
     ),
     "torch.chain_matmul": Gone(
-        "PFL015", "torch.linalg.multi_dot([...])", "deprecated: it warns (UserWarning)",
+        "PFL015",
+        "torch.linalg.multi_dot([...])",
+        "deprecated: it warns (UserWarning)",
         fix="multi_dot",
     ),
     "torch.range": Gone(
-        "PFL015", "torch.arange(start, end + step, step) (range includes its end, arange does not)",
+        "PFL015",
+        "torch.arange(start, end + step, step) (range includes its end, arange does not)",
         "deprecated: it warns (UserWarning)",
     ),
     "torch.testing.assert_allclose": Gone(
-        "PFL015", "torch.testing.assert_close (its default tolerances differ)",
+        "PFL015",
+        "torch.testing.assert_close (its default tolerances differ)",
         "deprecated since 1.12 (FutureWarning)",
     ),
     "torch.nn.utils.weight_norm": Gone(
-        "PFL015", "torch.nn.utils.parametrizations.weight_norm (state_dict keys change)",
+        "PFL015",
+        "torch.nn.utils.parametrizations.weight_norm (state_dict keys change)",
         "deprecated (a FutureWarning on torch 2.4 and later)",
     ),
     "torch.backends.cuda.sdp_kernel": Gone(
-        "PFL015", "torch.nn.attention.sdpa_kernel([SDPBackend...])",
+        "PFL015",
+        "torch.nn.attention.sdpa_kernel([SDPBackend...])",
         "deprecated (a FutureWarning on torch 2.4 and later)",
     ),
     "torch.utils._pytree._register_pytree_node": Gone(
-        "PFL015", "torch.utils._pytree.register_pytree_node", "deprecated (a FutureWarning on torch 2.4 and later)"
+        "PFL015",
+        "torch.utils._pytree.register_pytree_node",
+        "deprecated (a FutureWarning on torch 2.4 and later)",
     ),
     # PFL016: deprecated in their documentation only: no warning, still fine to run.
     "torch.norm": Gone(
-        "PFL016", "torch.linalg.vector_norm / matrix_norm (p=2 on a matrix is not ord=2)",
+        "PFL016",
+        "torch.linalg.vector_norm / matrix_norm (p=2 on a matrix is not ord=2)",
         "documented as deprecated",
     ),
     "torch.svd": Gone(
-        "PFL016", "torch.linalg.svd (returns Vh, not V; full_matrices replaces some)",
+        "PFL016",
+        "torch.linalg.svd (returns Vh, not V; full_matrices replaces some)",
         "documented as deprecated",
     ),
     "torch.ger": Gone("PFL016", "torch.outer", "documented as deprecated", fix="torch.outer"),
@@ -101,19 +114,28 @@ SYMBOLS: dict[str, Gone] = {
         "PFL016", "nn.Upsample(mode='nearest') or F.interpolate", "documented as deprecated"
     ),
     "torch.nn.UpsamplingBilinear2d": Gone(
-        "PFL016", "nn.Upsample(mode='bilinear', align_corners=True) or F.interpolate",
+        "PFL016",
+        "nn.Upsample(mode='bilinear', align_corners=True) or F.interpolate",
         "documented as deprecated",
     ),
 }
 
 # PFL017: functorch's transforms moved to torch.func in 2.0; functorch warns on every use.
 FUNCTORCH = (
-    "vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian",
+    "vmap",
+    "grad",
+    "grad_and_value",
+    "vjp",
+    "jvp",
+    "jacrev",
+    "jacfwd",
+    "hessian",
     "functionalize",
-)  # fmt: skip
+)
 for _name in FUNCTORCH:
     SYMBOLS[f"functorch.{_name}"] = Gone(
-        "PFL017", f"torch.func.{_name}",
+        "PFL017",
+        f"torch.func.{_name}",
         "deprecated since torch 2.0 (a UserWarning, a FutureWarning from 2.4)",
         fix=f"torch.func.{_name}",
     )
@@ -131,9 +153,7 @@ CPU_AMP = {"autocast": "torch.amp.autocast", "GradScaler": "torch.amp.GradScaler
 
 
 # The last component of every name above: a cheap first test for every Attribute node.
-_LAST = frozenset(
-    {name.rsplit(".", 1)[1] for name in SYMBOLS} | set(HAS_FLAGS) | set(CPU_AMP)
-)
+_LAST = frozenset({name.rsplit(".", 1)[1] for name in SYMBOLS} | set(HAS_FLAGS) | set(CPU_AMP))
 
 
 def _torch_root(checker: Checker, node: ast.AST) -> bool:
@@ -198,9 +218,7 @@ def deprecated_import(checker: Checker, node: ast.ImportFrom) -> None:
         edits, title = (), None  # one edit per statement
 
 
-def _report(
-    checker: Checker, node: ast.AST, name: str, gone: Gone, parent: ast.AST | None
-) -> None:
+def _report(checker: Checker, node: ast.AST, name: str, gone: Gone, parent: ast.AST | None) -> None:
     if isinstance(node, ast.Name) and gone.fix is not None:
         # A bare name imported with `from ... import`: the import line carries the fix.
         edits: tuple[Edit, ...] = ()
@@ -260,8 +278,8 @@ def _has_flag(checker: Checker, node: ast.Attribute) -> None:
 
     ## Why is this bad?
     The flags are deprecated: each read warns ("'has_cuda' is deprecated, please use
-    'torch.backends.cuda.is_built()'", a UserWarning on torch 2.4 and later). `has_cuda` says whether
-    this build was compiled with CUDA, not whether a GPU is usable: for that, ask
+    'torch.backends.cuda.is_built()'", a UserWarning on torch 2.4 and later). `has_cuda` says
+    whether this build was compiled with CUDA, not whether a GPU is usable: for that, ask
     `torch.cuda.is_available()`.
 
     ## Example
@@ -477,9 +495,12 @@ def _constructed_as(checker: Checker, node: ast.AST) -> str | None:
             if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
                 for target in stmt.targets:
                     tname = (
-                        target.id if isinstance(target, ast.Name)
-                        else target.attr if isinstance(target, ast.Attribute) else None
-                    )  # fmt: skip
+                        target.id
+                        if isinstance(target, ast.Name)
+                        else target.attr
+                        if isinstance(target, ast.Attribute)
+                        else None
+                    )
                     if tname == key:
                         called = checker.model.dotted(stmt.value.func) or ""
                         return called.rsplit(".", 1)[-1]
@@ -517,9 +538,11 @@ def torchvision_deprecated(checker: Checker, node: ast.Call) -> None:
             "PFL020",
             keyword,
             f"`{keyword.arg}=` is deprecated since torchvision 0.13: pass `weights=` "
-            "(for example `weights=\"DEFAULT\"`)" if keyword.arg == "pretrained" else
-            "`pretrained_backbone=` is deprecated since torchvision 0.13: pass `weights_backbone=`",
-        )  # fmt: skip
+            '(for example `weights="DEFAULT"`)'
+            if keyword.arg == "pretrained"
+            else "`pretrained_backbone=` is deprecated since torchvision 0.13: "
+            "pass `weights_backbone=`",
+        )
     elif name == "torchvision.transforms.v2.ToTensor":
         checker.report(
             "PFL021",
