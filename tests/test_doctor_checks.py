@@ -140,7 +140,7 @@ def test_arch_compatibility_is_judged_like_torch(capability, arch, ok) -> None:
     assert arch_compatible(capability, arch) is ok
 
 
-def test_arch_check_prefers_torchs_own_judgement(tmp_path: Path) -> None:
+def test_arch_check_judges_the_wheels_arch_list(tmp_path: Path) -> None:
     device = {
         "index": 0,
         "name": "NVIDIA GeForce RTX 5090",
@@ -165,6 +165,26 @@ def test_arch_check_prefers_torchs_own_judgement(tmp_path: Path) -> None:
         probe(cuda_version="12.4", cuda_available=True, arch_list=["sm_80"], cuda_devices=[device]),
     )
     assert found.status == "ok"
+    # torch 2.9 warned about exactly this pair (it compared against the newest arch of the
+    # list): its warning is not taken for a problem.
+    (found,) = check_arch(
+        system(tmp_path),
+        probe(
+            cuda_version="12.8",
+            cuda_available=True,
+            arch_list=["sm_80"],
+            cuda_devices=[device],
+            warnings=["UserWarning: Found GPU0 X which is of cuda capability 8.6."],
+        ),
+    )
+    assert found.status == "ok"
+    # No arch list (an unusual build): torch's own judgement decides.
+    device["torch_judges_compatible"] = False
+    (found,) = check_arch(
+        system(tmp_path),
+        probe(cuda_version="12.8", cuda_available=True, arch_list=[], cuda_devices=[device]),
+    )
+    assert found.status == "problem"
 
 
 # -- driver ------------------------------------------------------------------------------------

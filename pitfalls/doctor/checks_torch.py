@@ -190,19 +190,19 @@ def check_arch(system: System, probe: Probe) -> list[Check]:
     if probe.status != "ok" or not probe.get("cuda_available") or probe.get("hip_version"):
         return []
     arch_list = list(probe.get("arch_list") or [])
-    warned = [
-        w
-        for w in probe.get("warnings") or []
-        if "is not compatible with the current" in w or "which is of compute capability (CC)" in w
-    ]
     results = []
     for device in probe.get("cuda_devices") or []:
         capability = tuple(device.get("capability") or (0, 0))
-        verdict = device.get("torch_judges_compatible")
-        if verdict is None:
-            verdict = arch_compatible(capability, arch_list) if arch_list else True
+        # Our rule first: torch's own warnings have raised false alarms (2.9's
+        # `_check_capability` compared against the newest architecture of the list, so an
+        # sm_86 card on an sm_80 wheel was warned about although its kernels run).
+        if arch_list:
+            verdict = arch_compatible(capability, arch_list)
+        else:
+            verdict = device.get("torch_judges_compatible")
+            verdict = True if verdict is None else verdict
         name = f"GPU{device.get('index')} {device.get('name')} (sm_{capability[0]}{capability[1]})"
-        if verdict and not any(f"sm_{capability[0]}{capability[1]}" in w for w in warned):
+        if verdict:
             results.append(Check("cuda-arch", "ok", f"{name}: kernels present", "", ""))
         else:
             results.append(
