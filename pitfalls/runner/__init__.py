@@ -130,6 +130,11 @@ _DYNAMO_HINTS = (
     ".backward(torch.",
     ".backward(gradient",
     "grad_outputs",
+    "torch.export",
+    "torch._dynamo",
+    "torch._inductor",
+    "fully_shard",
+    "FullyShardedDataParallel",
 )
 
 
