@@ -4,7 +4,6 @@ own, and English and Chinese carry the same sections and the same code."""
 from __future__ import annotations
 
 import importlib.util
-
 import json
 import os
 import subprocess
