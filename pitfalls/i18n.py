@@ -24,6 +24,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "torch.out": {"en": "outside", "zh": "超出范围"},
     "torch.unknown": {"en": "no torch", "zh": "未装 torch"},
     "list.count": {"en": "{n} recipes", "zh": "共 {n} 个条目"},
+    "list.theme_heading": {"en": "{theme} ({n})", "zh": "{theme}（{n}）"},
+    "list.no_theme": {"en": "No theme", "zh": "未分类"},
     "list.torch_note": {
         "en": "torch column: whether each recipe's claim is declared for torch {version}",
         "zh": "torch 列：该条目的结论是否声明适用于 torch {version}",
@@ -325,6 +327,14 @@ STRINGS: dict[str, dict[str, str]] = {
         "en": "No recipe has the tag {tag!r}.",
         "zh": "没有带标签 {tag!r} 的条目。",
     },
+    "err.bad_theme": {
+        "en": "No theme named {theme!r}; --theme takes one of: {themes}.",
+        "zh": "没有名为 {theme!r} 的主题；--theme 可选：{themes}。",
+    },
+    "err.no_theme": {
+        "en": "No recipe has the theme {theme!r}.",
+        "zh": "没有属于主题 {theme!r} 的条目。",
+    },
     "err.bad_jobs": {"en": "--jobs must be at least 1.", "zh": "--jobs 至少为 1。"},
     "err.bad_timeout": {
         "en": "--timeout must be a positive number of seconds.",
@@ -411,6 +421,34 @@ STRINGS: dict[str, dict[str, str]] = {
     "tui.snippet": {"en": "Snippet", "zh": "代码"},
     "tui.run": {"en": "Run", "zh": "运行"},
     "tui.no_recipe": {"en": "Choose a recipe on the left.", "zh": "请在左侧选择一个条目。"},
+    "tui.welcome.intro": {
+        "en": "{n} PyTorch pitfalls, each with a snippet that shows the problem and its fix. "
+        "Choose one on the left, or find it:",
+        "zh": "共 {n} 个 PyTorch 陷阱，每个都配有一段能重现问题、再演示修复的代码。"
+        "在左侧选一个，或者这样查找：",
+    },
+    "tui.welcome.type": {
+        "en": "type words: ids, titles, tags and prose, in English or Chinese",
+        "zh": "输入关键词：编号、标题、标签和正文都会搜索，中英文均可",
+    },
+    "tui.welcome.paste": {
+        "en": "paste an error message or a whole traceback into the filter: the recipes "
+        "that explain it come first",
+        "zh": "把报错信息或整段 traceback 粘贴到筛选框：能解释它的条目排在最前面",
+    },
+    "tui.welcome.move": {
+        "en": "move through the list; Enter opens a recipe, or folds its theme on a heading",
+        "zh": "在列表中移动；回车打开条目，在主题标题上回车则折叠或展开",
+    },
+    "tui.welcome.fold": {
+        "en": "fold or unfold one theme; f folds or unfolds them all",
+        "zh": "折叠或展开一个主题；按 f 全部折叠或展开",
+    },
+    "tui.welcome.keys": {
+        "en": "run the recipe, choose the device, check the environment, every key",
+        "zh": "运行条目、选择设备、检查环境、查看全部快捷键",
+    },
+    "tui.welcome.themes": {"en": "Themes", "zh": "主题"},
     "tui.running": {"en": "Running… (c cancels)", "zh": "运行中…（按 c 取消）"},
     "tui.cancelled": {"en": "Cancelled.", "zh": "已取消。"},
     "tui.help_title": {"en": "Keys", "zh": "快捷键"},
@@ -492,6 +530,8 @@ STRINGS: dict[str, dict[str, str]] = {
     "tui.key.palette": {"en": "Commands", "zh": "命令"},
     "tui.key.open": {"en": "Open recipe", "zh": "打开条目"},
     "tui.key.tabs": {"en": "Next / previous tab", "zh": "下一个 / 上一个标签页"},
+    "tui.key.fold": {"en": "Fold all", "zh": "全部折叠"},
+    "tui.key.group": {"en": "Fold / unfold a theme", "zh": "折叠 / 展开一个主题"},
     "tui.cannot_host": {
         "en": (
             "pitfalls tui needs an interactive terminal ({why}). Use `pitfalls list`, "

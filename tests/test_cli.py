@@ -63,6 +63,88 @@ def test_list_json_and_tag_filter() -> None:
     assert invoke("list", "--tag", "no-such-tag").exit_code == 1
 
 
+def _groups_on_a_terminal(output: str, headings: dict[str, str], ids: set[str]) -> dict:
+    """Theme id -> the recipe ids listed under its heading, read off a terminal listing."""
+    groups: dict[str, list[str]] = {}
+    current = None
+    for line in output.splitlines():
+        if line.strip() in headings:
+            current = headings[line.strip()]
+            groups[current] = []
+        elif line.split(" ", 1)[0] in ids:
+            assert current is not None, f"{line!r} comes before any theme heading"
+            groups[current].append(line.split(" ", 1)[0])
+    return groups
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_list_on_a_terminal_groups_by_theme_with_counts(monkeypatch, lang: str) -> None:
+    from pitfalls.catalogue.model import THEMES
+    from pitfalls.catalogue.registry import Registry
+    from pitfalls.cli import browse
+    from pitfalls.i18n import t
+
+    monkeypatch.setattr(browse, "plain_output", lambda: False)
+    recipes = list(Registry.load())
+    expected = {
+        theme: [r.id for r in recipes if r.theme == theme]
+        for theme in THEMES
+        if any(r.theme == theme for r in recipes)
+    }
+    headings = {
+        t("list.theme_heading", lang, theme=t(f"theme.{theme}", lang), n=len(members)): theme
+        for theme, members in expected.items()
+    }
+    result = invoke("--lang", lang, "list")
+    assert result.exit_code == 0
+    groups = _groups_on_a_terminal(result.stdout, headings, {r.id for r in recipes})
+    assert groups == expected
+    assert list(groups) == [theme for theme in THEMES if theme in expected]  # THEMES order
+
+
+def test_list_theme_filters_and_a_bad_theme_is_a_usage_error(monkeypatch) -> None:
+    from pitfalls.catalogue.model import THEMES
+    from pitfalls.catalogue.registry import Registry
+
+    autograd = [r.id for r in Registry.load() if r.theme == "autograd"]
+    assert autograd  # the filter below must have something to keep
+    piped = invoke("list", "--theme", "autograd").stdout.strip().splitlines()
+    assert [line.split("\t")[0] for line in piped] == autograd
+    assert all(len(line.split("\t")) == 5 for line in piped)  # the piped columns as before
+    data = json.loads(invoke("list", "--theme", "autograd", "--json").stdout)
+    assert [r["id"] for r in data] == autograd and {r["theme"] for r in data} == {"autograd"}
+    bad = invoke("list", "--theme", "autograds")
+    assert bad.exit_code == 2
+    assert len(bad.stderr.strip().splitlines()) == 1
+    assert "autograds" in bad.stderr and all(theme in bad.stderr for theme in THEMES)
+    assert "没有名为" in invoke("--lang", "zh", "list", "--theme", "x").stderr
+
+
+def test_list_theme_without_recipes_exits_1(monkeypatch) -> None:
+    from pitfalls.cli import browse
+
+    class OneTheme:
+        def with_tag(self, tag):
+            from pitfalls.catalogue.registry import Registry
+
+            return [r for r in Registry.load() if r.theme == "autograd"]
+
+    monkeypatch.setattr(browse, "registry", lambda: OneTheme())
+    result = invoke("list", "--theme", "memory")
+    assert result.exit_code == 1 and "memory" in result.stderr
+
+
+@pytest.mark.parametrize(("lang", "label"), [("en", "theme"), ("zh", "主题")])
+def test_show_names_the_theme(lang: str, label: str) -> None:
+    from pitfalls.catalogue.registry import Registry
+    from pitfalls.i18n import t
+
+    recipe = Registry.load().resolve("detach")
+    assert recipe.theme
+    result = invoke("show", "detach", "--lang", lang)
+    assert f"**{label}**: {t(f'theme.{recipe.theme}', lang)}" in result.stdout
+
+
 def test_show_renders_prose_and_snippet() -> None:
     result = invoke("show", "detach")
     assert result.exit_code == 0

@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 
 from pitfalls import _startup
-from pitfalls.catalogue.model import Recipe
+from pitfalls.catalogue.model import THEMES, Recipe
 from pitfalls.cli.common import (
     LANG_OPTION,
     echo,
@@ -38,18 +38,31 @@ def _torch_state(recipe: Recipe, version: str | None) -> str:
 
 def list_recipes(
     tag: Optional[str] = typer.Option(None, "--tag", "-t", help="Only recipes with this tag."),
+    theme: Optional[str] = typer.Option(
+        None,
+        "--theme",
+        help="Only recipes of this theme: " + ", ".join(THEMES) + ".",
+        show_default=False,
+    ),
     as_json: bool = JSON_OPTION,
     lang: Optional[str] = LANG_OPTION,
 ) -> None:
     """List every recipe: id, title, tags, whether it holds for your torch, and its source.
 
-    The torch column compares each recipe's declared torch range with the installed torch,
-    read from package metadata (torch is not imported).
+    On a terminal the recipes are grouped by theme, each heading with its count; piped, one
+    tab-separated line per recipe. The torch column compares each recipe's declared torch
+    range with the installed torch, read from package metadata (torch is not imported).
     """
     lang = language(lang)
+    if theme is not None and theme not in THEMES:
+        fail(t("err.bad_theme", lang, theme=theme, themes=", ".join(THEMES)), 2)
     recipes = registry().with_tag(tag)
     if tag and not recipes:
         fail(t("err.no_tag", lang, tag=tag), 1)
+    if theme is not None:
+        recipes = [r for r in recipes if r.theme == theme]
+        if not recipes:
+            fail(t("err.no_theme", lang, theme=theme), 1)
     version = installed_torch_version()
     if as_json:
         data = [
@@ -79,6 +92,7 @@ def list_recipes(
         sys.stdout.write("\n".join(lines) + ("\n" if lines else ""))
         return
     # lazy: Rich loads only when something is drawn
+    from rich.cells import cell_len
     from rich.markup import escape
     from rich.table import Table
 
@@ -90,26 +104,53 @@ def list_recipes(
     labels["unknown"] = t("torch.unknown", lang)
     styles = {"in": "green", "out": "yellow", "unknown": "dim"}
     show_source = any(r.source != "built-in" for r in recipes)
-    table = Table(show_edge=False, pad_edge=False, expand=False)
-    table.add_column(t("col.id", lang), style="bold cyan", no_wrap=True)
-    table.add_column(t("col.title", lang), overflow="fold")
-    table.add_column(t("col.tags", lang), style="magenta", overflow="fold")
-    table.add_column(t("col.torch", lang), no_wrap=True)
-    if show_source:
-        table.add_column(t("col.source", lang), style="dim", overflow="fold")
+    rows = []
     for recipe in recipes:
         state = _torch_state(recipe, version)
-        row = [
-            escape(recipe.id),
-            inline_text(recipe.text(recipe.title, lang)),
-            escape(", ".join(recipe.tags)),
-        ]
-        row.append(f"[{styles[state]}]{labels[state]}[/]")
+        title = inline_text(recipe.text(recipe.title, lang))
+        row = [recipe.id, title, ", ".join(recipe.tags), labels[state]]
         if show_source:
-            row.append(escape(recipe.source))
-        table.add_row(*row)
+            row.append(recipe.source)
+        rows.append((recipe, state, row))
+    # One table per theme with the same column widths, so the columns line up from one theme
+    # to the next: ids, torch and source as wide as their widest cell, tags at most 24
+    # columns, and the title takes the rest of the terminal (3 columns between two columns).
+    headers = [t(f"col.{name}", lang) for name in ("id", "title", "tags", "torch", "source")]
+    widths = [
+        max(cell_len(headers[i]), *(cell_len(str(row[i])) for _, _, row in rows))
+        for i in range(len(rows[0][2]))
+    ]
     out = console()
-    out.print(table)
+    widths[2] = min(widths[2], 24)
+    others = sum(widths) - widths[1] + 3 * (len(widths) - 1)
+    # On a narrow terminal the tags give way first (down to 12 columns), then the title.
+    shrink = min(widths[2] - 12, max(0, 36 - (out.width - others)))
+    widths[2] -= max(0, shrink)
+    widths[1] = max(20, min(widths[1], out.width - others + max(0, shrink)))
+    groups: dict[str, list] = {key: [] for key in (*THEMES, "")}
+    for entry in rows:
+        groups.get(entry[0].theme, groups[""]).append(entry)
+    first = True
+    for key, members in groups.items():
+        if not members:
+            continue
+        name = t(f"theme.{key}" if key else "list.no_theme", lang)
+        out.print(t("list.theme_heading", lang, theme=name, n=len(members)), style="bold")
+        table = Table(show_edge=False, pad_edge=False, expand=False, show_header=first)
+        table.add_column(headers[0], style="bold cyan", no_wrap=True, width=widths[0])
+        table.add_column(headers[1], overflow="fold", width=widths[1])
+        table.add_column(headers[2], style="magenta", overflow="fold", width=widths[2])
+        table.add_column(headers[3], no_wrap=True, width=widths[3])
+        if show_source:
+            table.add_column(headers[4], style="dim", overflow="fold", width=widths[4])
+        for _, state, row in members:
+            cells = [escape(row[0]), row[1], escape(row[2]), f"[{styles[state]}]{row[3]}[/]"]
+            if show_source:
+                cells.append(escape(row[4]))
+            table.add_row(*cells)
+        out.print(table)
+        out.print()
+        first = False
     note = t("list.count", lang, n=len(recipes))
     if version:
         note += " · " + t("list.torch_note", lang, version=version)
