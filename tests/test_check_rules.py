@@ -1161,14 +1161,15 @@ GRADS_AND_DATA_CASES = [
     "def save_compiled(net, path):\n"
     "    net = torch.compile(net)\n"
     "    torch.save({'model': net.state_dict(), 'epoch': 1}, path)  # expect: PFL109\n",
-    # PFL109 near misses: rebound after wrapping, saved before wrapping, another model.
+    # PFL109 near misses: saved before wrapping, another model; `.to()` returns the wrapper
+    # itself (its keys keep `module.`), so the last save is a true case.
     "import torch\nimport torch.nn as nn\n"
     "def save(model, other, path):\n"
     "    torch.save(model.state_dict(), path)\n"
     "    model = nn.DataParallel(model)\n"
     "    torch.save(other.state_dict(), path)\n"
     "    model = model.to('cuda')\n"
-    "    torch.save(model.state_dict(), path)\n",
+    "    torch.save(model.state_dict(), path)  # expect: PFL109\n",
     # PFL306: NumPy, torch and Python generators made in __init__, drawn in __getitem__.
     "import random\nimport numpy as np\nimport torch\nfrom torch.utils.data import Dataset\n"
     "class Aug(Dataset):\n"

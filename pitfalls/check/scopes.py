@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from pitfalls.check.flow import Reaching
 from pitfalls.check.kinds import DATASET, LOSS, MODULE, base_class_kind
 
 
@@ -59,6 +60,14 @@ class Scope:
     # tensor, whatever follows.
     opaque: dict[str, int] = field(default_factory=dict)
     _evidence: Evidence | None = None
+    _reaching: Reaching | None = None
+
+    def reaching(self) -> Reaching | None:
+        """Reaching definitions over this function's body (see `flow`), computed on first
+        need; None for a scope without a body of its own (a lambda, a summary's scratch)."""
+        if self._reaching is None and self.function is not None:
+            self._reaching = Reaching(self.function)
+        return self._reaching
 
     def evidence(self, source_of: Callable[[ast.AST], str] | None) -> Evidence:
         """Kinds shown by use in this function's text: only a module has `.parameters()`,

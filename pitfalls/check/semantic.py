@@ -246,6 +246,16 @@ class SemanticModel(FileScopes):
             kind = cls.attrs.get(func.attr) if cls is not None else None
         return CALLED_MODULE_KINDS.get(kind or "") == LOSS
 
+    def reaching(self, name: ast.Name) -> frozenset[tuple[ast.AST, ast.AST | None]] | None:
+        """The bindings `(statement, value)` of the function at hand that can reach the read
+        `name` over its control flow (see `flow`); None where none of them does (a global,
+        a closure variable, a name the function never binds)."""
+        scope = self.scope
+        while scope.function is None and scope.parent is not None:
+            scope = scope.parent  # a lambda: its body reads the enclosing function's names
+        reaching = scope.reaching()
+        return None if reaching is None else reaching.at(name)
+
     def annotation_kind(self, annotation: ast.AST | None) -> str | None:
         """The kind a parameter annotation promises (torch.Tensor, nn.Module, DataLoader)."""
         if annotation is None:

@@ -15,7 +15,13 @@ WRAPPERS = {
     "torch.compile": "_orig_mod",
 }
 # Text that shows the file already deals with the prefix.
-PREFIX_HANDLED = ("consume_prefix_in_state_dict_if_present", "module.", "_orig_mod")
+PREFIX_HANDLED = (
+    "consume_prefix_in_state_dict_if_present",
+    "'module.",
+    '"module.',
+    "'_orig_mod.",
+    '"_orig_mod.',
+)
 RNG_FACTORIES = frozenset(
     {
         "numpy.random.default_rng",
@@ -31,32 +37,80 @@ WORKER_FUNCTIONS = ("collate_fn", "worker_init_fn")
 
 
 # -- PFL109 -------------------------------------------------------------------------------
-def _wrapped(checker: Checker) -> dict[str, list[tuple[int, str | None]]]:
-    """For each name of the function at hand, its bindings `(line, attribute of the inner
-    model)`, the attribute None for a binding that is not a wrapper."""
-    function = checker.function or checker.tree
+# Methods of a module that return the module itself: `model.to(device)` keeps the wrapper.
+_SELF_RETURNING = frozenset({"to", "cuda", "cpu", "train", "eval", "float", "half", "bfloat16"})
 
-    def compute() -> dict[str, list[tuple[int, str | None]]]:
-        found: dict[str, list[tuple[int, str | None]]] = {}
-        for node in walk_local(function):
-            if isinstance(node, ast.Assign):
-                value = node.value
-                inner = None
-                if isinstance(value, ast.Call):
-                    inner = WRAPPERS.get(checker.model.resolve(value.func) or "")
-                for target in node.targets:
-                    for name in ast.walk(target):
-                        if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
-                            found.setdefault(name.id, []).append((node.lineno, inner))
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With)):
-                for name in ast.walk(node):
-                    if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
-                        found.setdefault(name.id, []).append((node.lineno, None))
-        for bindings in found.values():
-            bindings.sort(key=lambda binding: binding[0])
-        return found
 
-    return checker.cached(function, "wrapped", compute)  # type: ignore[no-any-return]
+def _prefixes(checker: Checker, value: ast.AST | None, seen: frozenset[int]) -> frozenset[str]:
+    """The key prefixes the model `value` evaluates to may carry: "" for a bare model (or one
+    we know nothing of), "module" for `nn.DataParallel(m)`, "module._orig_mod" for
+    `DDP(torch.compile(m))`. A name takes the union over the bindings that reach it (see
+    `flow`), so a wrapper bound on one path only still counts; `m.module` and
+    `m._orig_mod` unwrap one level."""
+    bare = frozenset({""})
+    if value is None:
+        return bare
+    if isinstance(value, ast.Name):
+        reaching = checker.model.reaching(value)
+        if not reaching:
+            return bare
+        found: set[str] = set()
+        for stmt, bound in reaching:
+            if id(stmt) in seen:
+                continue
+            found |= _prefixes(checker, bound, seen | {id(stmt)})
+        return frozenset(found) or bare
+    if isinstance(value, ast.IfExp):
+        unwrapped = _conditional_unwrap(value)
+        if unwrapped is not None:
+            # `m.module if hasattr(m, "module") else m`: the test says whether `m` is wrapped.
+            return _strip(_prefixes(checker, unwrapped[0], seen), unwrapped[1], keep=True)
+        return _prefixes(checker, value.body, seen) | _prefixes(checker, value.orelse, seen)
+    if (
+        isinstance(value, ast.Call)
+        and checker.model.resolve(value.func) == "getattr"
+        and len(value.args) == 3
+        and isinstance(value.args[1], ast.Constant)
+        and value.args[1].value in ("module", "_orig_mod")
+        and ast.dump(value.args[0]) == ast.dump(value.args[2])
+    ):
+        # `getattr(m, "module", m)`: unwrapped where wrapped.
+        return _strip(_prefixes(checker, value.args[0], seen), value.args[1].value, keep=True)
+    if isinstance(value, ast.Attribute) and value.attr in ("module", "_orig_mod"):
+        return _strip(_prefixes(checker, value.value, seen), value.attr, keep=False)
+    if not isinstance(value, ast.Call):
+        return bare
+    func = value.func
+    if isinstance(func, ast.Attribute) and func.attr in _SELF_RETURNING:
+        return _prefixes(checker, func.value, seen)
+    attr = WRAPPERS.get(checker.model.resolve(func) or "")
+    if attr is None or not value.args:
+        return bare
+    inner = _prefixes(checker, value.args[0], seen)
+    return frozenset(f"{attr}.{p}" if p else attr for p in inner)
+
+
+def _strip(prefixes: frozenset[str], attr: str, keep: bool) -> frozenset[str]:
+    """The prefixes after taking `.attr` of the model: one level less where it is the
+    wrapper's; elsewhere the same prefix when `keep` (a guarded unwrap left it alone),
+    else "" (an attribute of something else, which we do not follow)."""
+    out = set()
+    for prefix in prefixes:
+        head, _, rest = prefix.partition(".")
+        out.add(rest if head == attr else prefix if keep else "")
+    return frozenset(out)
+
+
+def _conditional_unwrap(value: ast.IfExp) -> tuple[ast.AST, str] | None:
+    """`(m, "module")` for `m.module if ... else m` (either way round), else None."""
+    for unwrapped, other in ((value.body, value.orelse), (value.orelse, value.body)):
+        if (
+            isinstance(unwrapped, ast.Attribute)
+            and unwrapped.attr in ("module", "_orig_mod")
+            and ast.dump(unwrapped.value) == ast.dump(other)
+        ):
+            return other, unwrapped.attr
+    return None
 
 
 @check("PFL109", ast.Call)
@@ -64,10 +118,14 @@ def _wrapped(checker: Checker) -> dict[str, list[tuple[int, str | None]]]:
 def prefixed_state_dict(checker: Checker, node: ast.Call) -> None:
     """## What it does
     Finds `torch.save(...)` of `model.state_dict()` (directly or in a dict or list literal)
-    where `model` was bound earlier in the same function to `nn.DataParallel(...)`,
-    `DistributedDataParallel(...)` or `torch.compile(...)`, with no other binding of it in
-    between. Files that mention `module.`, `_orig_mod` or
-    `consume_prefix_in_state_dict_if_present` (they handle the prefix) are skipped.
+    where `model` can hold `nn.DataParallel(...)`, `DistributedDataParallel(...)` or
+    `torch.compile(...)` of a model: the bindings that reach the save are followed through
+    the function's control flow (a wrapper bound inside `if args.dp:` reaches it on one
+    path: "may be wrapped"; one bound later in a loop reaches it on the next iteration),
+    through other names (`raw = model.module if ddp else model`) and through unwrapping
+    (`model = model.module` saves the bare model). Files that strip the prefix by its text
+    (`"module."`, `"_orig_mod."`) or with `consume_prefix_in_state_dict_if_present` are
+    skipped.
 
     ## Why is this bad?
     The wrappers keep the model as their attribute `module` (`_orig_mod` for
@@ -89,22 +147,29 @@ def prefixed_state_dict(checker: Checker, node: ast.Call) -> None:
             isinstance(inner, ast.Call)
             and isinstance(inner.func, ast.Attribute)
             and inner.func.attr == "state_dict"
-            and isinstance(inner.func.value, ast.Name)
         ):
             continue
         if isinstance(node.args[0], ast.Call) and inner is not node.args[0]:
             continue  # `torch.save(strip(model.state_dict()), ...)`: transformed first
-        name = inner.func.value.id
-        earlier = [b for b in _wrapped(checker).get(name, ()) if b[0] < node.lineno]
-        if earlier and earlier[-1][1] is not None:
-            attr = earlier[-1][1]
-            checker.report(
-                "PFL109",
-                inner,
-                f"`{name}` is wrapped, so every key of `{name}.state_dict()` starts with "
-                f"`{attr}.` and the bare model cannot load it: save "
-                f"`{name}.{attr}.state_dict()`",
+        receiver = inner.func.value
+        prefixes = _prefixes(checker, receiver, frozenset())
+        wrapped = sorted(p for p in prefixes if p)
+        if not wrapped:
+            continue
+        name = checker.segment(receiver)
+        attr = wrapped[0]
+        if len(prefixes) == 1:
+            how = f"`{name}` is wrapped, so every key of `{name}.state_dict()` starts with"
+        else:
+            how = (
+                f"`{name}` may be wrapped (a wrapper reaches this line on some path), so the "
+                f"keys of `{name}.state_dict()` may start with"
             )
+        checker.report(
+            "PFL109",
+            inner,
+            f"{how} `{attr}.` and the bare model cannot load it: save `{name}.{attr}.state_dict()`",
+        )
 
 
 # -- PFL306 -------------------------------------------------------------------------------
