@@ -246,6 +246,30 @@ RULES: dict[str, Rule] = _rules(
         "the `state_dict()` of a DataParallel, DDP or compiled model has prefixed keys",
         "dataparallel-module-prefix",
     ),
+    Rule(
+        "PFL110",
+        "zero-dim-index",
+        "`loss.data[0]` indexes a 0-dim tensor (IndexError since torch 0.4): use `.item()`",
+        "zero-dim-index",
+    ),
+    Rule(
+        "PFL111",
+        "whole-model-pickle",
+        "`torch.save(model)` pickles the class by name: it loads only where that class is importable unchanged",
+        "whole-model-pickle",
+    ),
+    Rule(
+        "PFL112",
+        "checkpoint-objects",
+        "a Namespace, config object or NumPy value in a checkpoint is refused by `weights_only=True` loading",
+        "checkpoint-objects-weights-only",
+    ),
+    Rule(
+        "PFL113",
+        "pack-lengths-on-device",
+        "`pack_padded_sequence` needs its lengths on the CPU",
+        "rnn-pack-lengths",
+    ),
     # PFL2xx: numerics.
     Rule(
         "PFL201",
@@ -276,6 +300,24 @@ RULES: dict[str, Rule] = _rules(
         "unstable-log-exp",
         "`log(1 + x)`, `exp(x) - 1` and `log(sum(exp(x)))` lose precision or overflow",
         "stable-log-exp",
+    ),
+    Rule(
+        "PFL206",
+        "fp16-fill-overflow",
+        "a `masked_fill` value beyond float16's range raises under fp16 autocast",
+        "fp16-fill-overflow",
+    ),
+    Rule(
+        "PFL207",
+        "attention-mask-polarity",
+        "a boolean mask with the other attention API's meaning of True",
+        "attention-mask-polarity",
+    ),
+    Rule(
+        "PFL208",
+        "masked-mean",
+        "`(x * mask).mean()` divides by the padding too",
+        "loss-reduction-scale",
     ),
     # PFL3xx: the training loop.
     Rule(
@@ -320,6 +362,12 @@ RULES: dict[str, Rule] = _rules(
         "a lambda or nested `collate_fn`/`worker_init_fn` fails under spawn and forkserver",
         "spawn-pickle-lambda",
     ),
+    Rule(
+        "PFL308",
+        "worker-options-without-workers",
+        "worker-only DataLoader options with `num_workers=0` raise",
+        "dataloader-options-without-workers",
+    ),
     # PFL4xx: performance, off by default.
     Rule(
         "PFL401",
@@ -334,6 +382,49 @@ RULES: dict[str, Rule] = _rules(
         "zeroing gradients in place costs a pass per parameter: `zero_grad()` sets None",
         "zero-grad-missing",
         default=False,
+    ),
+    # PFL5xx: distributed training and compilers.
+    Rule(
+        "PFL501",
+        "device-from-global-rank",
+        "the GPU index comes from the global `RANK`, not `LOCAL_RANK`",
+        "torchrun-local-rank",
+    ),
+    Rule(
+        "PFL502",
+        "collective-under-rank-test",
+        "a collective that only some ranks call hangs the job",
+        "ddp-uneven-inputs-hang",
+    ),
+    Rule(
+        "PFL503",
+        "ddp-wrapper-attribute",
+        "the DDP/DataParallel wrapper does not forward the model's attributes",
+        "ddp-module-attributes",
+    ),
+    Rule(
+        "PFL504",
+        "load-before-rank-zero-saved",
+        "other ranks load a checkpoint rank 0 may not have written yet (no barrier)",
+        "distributed-save-every-rank",
+    ),
+    Rule(
+        "PFL505",
+        "sampler-without-set-epoch",
+        "a `DistributedSampler` never given `set_epoch` shuffles every epoch the same way",
+        "distributed-sampler-set-epoch",
+    ),
+    Rule(
+        "PFL506",
+        "compile-graph-break",
+        "`.item()`, `.numpy()`, `.tolist()` or `print` inside a compiled function breaks the graph",
+        "compile-graph-breaks",
+    ),
+    Rule(
+        "PFL507",
+        "traced-tensor-branch",
+        "a Python branch on a tensor value is frozen by `torch.jit.trace`",
+        "jit-trace-control-flow",
     ),
 )
 

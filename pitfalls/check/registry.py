@@ -12,9 +12,14 @@ from __future__ import annotations
 from pitfalls.check.checker import CHECKS, DOC_START, DOCS
 from pitfalls.check.rules import (
     api_changes,
+    attention,
+    checkpoints,
+    compiling,
     data,
     deprecated,
+    distributed,
     grads,
+    idioms,
     loop,
     numeric,
     perf,
@@ -36,6 +41,11 @@ FAMILIES = (
     grads,
     data,
     perf,
+    checkpoints,
+    idioms,
+    attention,
+    distributed,
+    compiling,
 )
 
 __all__ = ["CHECKS", "DOCS", "DOC_START", "FAMILIES"]

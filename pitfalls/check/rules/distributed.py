@@ -1,0 +1,359 @@
+"""PFL5xx: distributed training: the GPU chosen from the global rank, collectives that only
+some ranks reach, attributes read through the DDP wrapper, a checkpoint read before rank 0
+has written it, and a DistributedSampler never told the epoch."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from pitfalls.check.checker import Checker, check, documents, walk_local
+from pitfalls.check.rules.checkpoints import local_values, value_before
+
+# -- PFL501 -------------------------------------------------------------------------------
+ENV_GETTERS = frozenset({"os.environ.get", "os.getenv"})
+GET_RANK = frozenset({"torch.distributed.get_rank"})
+
+
+def _global_rank(checker: Checker, value: ast.AST, line: int, depth: int = 0) -> str | None:
+    """The text of what makes `value` the global rank: `os.environ["RANK"]`,
+    `os.environ.get("RANK")`, `dist.get_rank()`, through names bound in this function."""
+    for inner in ast.walk(value):
+        if isinstance(inner, ast.Subscript):
+            if (
+                checker.model.resolve(inner.value) == "os.environ"
+                and isinstance(inner.slice, ast.Constant)
+                and inner.slice.value == "RANK"
+            ):
+                return checker.segment(inner)
+        elif isinstance(inner, ast.Call) and isinstance(inner.func, (ast.Name, ast.Attribute)):
+            name = checker.model.resolve(inner.func) or ""
+            if (
+                name in ENV_GETTERS
+                and inner.args
+                and isinstance(inner.args[0], ast.Constant)
+                and inner.args[0].value == "RANK"
+            ):
+                return checker.segment(inner)
+            if name in GET_RANK and not inner.args and not inner.keywords:
+                return checker.segment(inner)
+        elif isinstance(inner, ast.Name) and depth < 3:
+            bound = value_before(checker, inner.id, line)
+            if bound is not None:
+                found = _global_rank(checker, bound, line, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+@check("PFL501", ast.Call)
+@documents("PFL501")
+def device_from_global_rank(checker: Checker, node: ast.Call) -> None:
+    """## What it does
+    Finds `torch.cuda.set_device(r)` and `torch.device("cuda", r)` where `r` is the global
+    rank: `os.environ["RANK"]`, `os.environ.get("RANK")`, `os.getenv("RANK")` or
+    `dist.get_rank()`, directly or through names bound in the same function.
+
+    ## Why is this bad?
+    `RANK` numbers the processes of the whole job; a GPU index is local to one machine. On
+    one node the two agree, so the code works; on the second node of a 2 x 4 job, rank 4
+    asks for `cuda:4` of a machine that has four GPUs ("invalid device ordinal"), or ranks of
+    different nodes pile onto the wrong GPUs. torchrun sets `LOCAL_RANK` for this.
+
+    ## Example
+    `torch.cuda.set_device(int(os.environ["RANK"]))`
+
+    Use instead: `torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))`
+    """
+    name = checker.callee(node)
+    if name in ("torch.cuda.set_device", "torch.cuda.device") and node.args:
+        value = node.args[0]
+    elif name == "torch.device" and len(node.args) == 2:
+        kind = node.args[0]
+        if not (isinstance(kind, ast.Constant) and kind.value == "cuda"):
+            return
+        value = node.args[1]
+    else:
+        return
+    source = _global_rank(checker, value, node.lineno)
+    if source is None:
+        return
+    checker.report(
+        "PFL501",
+        value,
+        f"the GPU index comes from the global rank (`{source}`), which exceeds the GPU count "
+        f'from the second node on: use `int(os.environ["LOCAL_RANK"])`',
+    )
+
+
+# -- PFL502 -------------------------------------------------------------------------------
+COLLECTIVES = frozenset(
+    {
+        "all_reduce",
+        "all_gather",
+        "all_gather_object",
+        "all_gather_into_tensor",
+        "all_to_all",
+        "all_to_all_single",
+        "barrier",
+        "broadcast",
+        "broadcast_object_list",
+        "reduce",
+        "reduce_scatter",
+        "reduce_scatter_tensor",
+        "gather",
+        "gather_object",
+        "scatter",
+        "scatter_object_list",
+        "monitored_barrier",
+    }
+)
+RANK_TEST = re.compile(
+    r"\b(?:rank|local_rank|global_rank|node_rank|get_rank\(\)|get_local_rank\(\))\s*(?:==|!=)"
+    r"|(?:==|!=)\s*(?:\w+\.)*(?:rank|local_rank|global_rank|get_rank\(\))\b"
+    r"|\bis_(?:main|master|primary)(?:_process|_rank)?\b|\bis_rank_zero\b"
+    r"|\b(?:master|main)_process\b",
+    re.I,
+)
+
+
+def _collective(checker: Checker, node: ast.Call) -> str | None:
+    name = checker.callee(node) or ""
+    if name.startswith("torch.distributed.") and name.rpartition(".")[2] in COLLECTIVES:
+        return name.rpartition(".")[2]
+    return None
+
+
+def _calls(checker: Checker, body: list[ast.stmt], wanted: str) -> bool:
+    for stmt in body:
+        for inner in ast.walk(stmt):
+            if isinstance(inner, ast.Call) and _collective(checker, inner) == wanted:
+                return True
+    return False
+
+
+@check("PFL502", ast.Call)
+@documents("PFL502")
+def collective_under_rank_test(checker: Checker, node: ast.Call) -> None:
+    """## What it does
+    Finds a `torch.distributed` collective (`all_reduce`, `barrier`, `broadcast`,
+    `all_gather`, `reduce`, `gather`...) inside an `if` that tests the rank
+    (`if rank == 0:`, `if dist.get_rank() == 0:`, `if is_main_process():`), unless the other
+    branch calls the same collective.
+
+    ## Why is this bad?
+    A collective returns only when every rank of the group has called it. Called on rank 0
+    alone, rank 0 waits forever (or until the process group's timeout) while the other ranks
+    go on, and the job hangs at a point far from the cause. The same hang follows a rank
+    that runs out of batches earlier than the others.
+
+    ## Example
+    `if rank == 0:\\n    dist.all_reduce(val_loss)\\n    print(val_loss / world_size)`
+
+    Use instead: call the collective on every rank and print on rank 0 only; for uneven
+    data use `DistributedSampler` (equal batches) or `torch.distributed.algorithms.Join`.
+    """
+    what = _collective(checker, node)
+    if what is None:
+        return
+    for parent in reversed(checker.parents):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return
+        if not isinstance(parent, ast.If) or not RANK_TEST.search(checker.segment(parent.test)):
+            continue
+        in_body = parent.body and parent.body[0].lineno <= node.lineno <= parent.body[-1].end_lineno
+        other = parent.orelse if in_body else parent.body
+        if _calls(checker, other, what):
+            return
+        checker.report(
+            "PFL502",
+            node,
+            f"`{what}` is a collective, and only the ranks that pass "
+            f"`if {checker.segment(parent.test)}` call it: the others never arrive and the "
+            f"job hangs; call it on every rank",
+        )
+        return
+
+
+# -- PFL503 -------------------------------------------------------------------------------
+MODULE_API = frozenset(
+    """training forward parameters named_parameters buffers named_buffers children
+    named_children modules named_modules state_dict load_state_dict train eval to cuda cpu
+    half float double bfloat16 type zero_grad requires_grad_ apply register_buffer
+    register_parameter register_module add_module register_forward_hook
+    register_forward_pre_hook register_full_backward_hook register_backward_hook
+    register_full_backward_pre_hook get_submodule get_parameter get_buffer extra_repr
+    share_memory to_empty ipu xpu mtia compile set_extra_state get_extra_state
+    register_state_dict_pre_hook register_state_dict_post_hook register_load_state_dict_pre_hook
+    register_load_state_dict_post_hook dump_patches call_super_init module no_sync join
+    join_hook join_device join_process_group register_comm_hook device_ids output_device dim
+    process_group find_unused_parameters static_graph broadcast_buffers
+    gradient_as_bucket_view reducer logger src_device_obj device_type bucket_bytes_cap
+    will_sync_module_buffers mixed_precision""".split()
+)
+DDP_NAMES = frozenset(
+    {
+        "torch.nn.parallel.DistributedDataParallel",
+        "torch.nn.parallel.distributed.DistributedDataParallel",
+        "torch.nn.DataParallel",
+        "torch.nn.parallel.DataParallel",
+    }
+)
+
+
+@check("PFL503", ast.Attribute)
+@documents("PFL503")
+def attribute_through_wrapper(checker: Checker, node: ast.Attribute) -> None:
+    """## What it does
+    Finds `model.x` read from a name last bound to `DistributedDataParallel(...)` or
+    `nn.DataParallel(...)` in the same function, where `x` is not an attribute of
+    `nn.Module` or of the wrapper (`module`, `no_sync`, `parameters`, `state_dict`...).
+    Private names (`_x`) are not reported.
+
+    ## Why is this bad?
+    The wrapper is a new module that holds the model as `model.module`; it does not forward
+    attribute lookups to it. `model.num_classes`, `model.encoder`, `model.generate(...)`
+    raise "'DistributedDataParallel' object has no attribute ...". And calling a method of
+    the inner model through `.module` in training skips DDP's gradient synchronisation.
+
+    ## Example
+    `model = DDP(model)\\nn = model.num_classes`
+
+    Use instead: `model.module.num_classes` to read; call `model(x)` (the wrapper) to train.
+    """
+    if not isinstance(node.ctx, ast.Load) or not isinstance(node.value, ast.Name):
+        return
+    attr = node.attr
+    if attr.startswith("_") or attr in MODULE_API:
+        return
+    name = node.value.id
+    values = [b for b in local_values(checker).get(name, ()) if b[0] < node.lineno]
+    if not values or not isinstance(values[-1][1], ast.Call):
+        return
+    wrapper = values[-1][1].func
+    if not isinstance(wrapper, (ast.Name, ast.Attribute)):
+        return
+    if (checker.model.resolve(wrapper) or "") not in DDP_NAMES:
+        return
+    checker.report(
+        "PFL503",
+        node,
+        f"`{name}` is wrapped, and the wrapper does not forward attributes to the model: "
+        f"`{name}.{attr}` raises AttributeError; use `{name}.module.{attr}`",
+    )
+
+
+# -- PFL504 -------------------------------------------------------------------------------
+def _guarded_saves(checker: Checker, function: ast.AST) -> list[tuple[ast.If, ast.Call]]:
+    found = []
+    for node in walk_local(function):
+        if isinstance(node, ast.If) and RANK_TEST.search(checker.segment(node.test)):
+            for inner in ast.walk(node):
+                if (
+                    isinstance(inner, ast.Call)
+                    and isinstance(inner.func, (ast.Name, ast.Attribute))
+                    and checker.model.resolve(inner.func) == "torch.save"
+                    and len(inner.args) > 1
+                ):
+                    found.append((node, inner))
+    return found
+
+
+@check("PFL504", ast.Call)
+@documents("PFL504")
+def load_before_rank_zero_saved(checker: Checker, node: ast.Call) -> None:
+    """## What it does
+    Finds `torch.load(path)` after an `if rank == 0:` block (any rank test) that saves to
+    the same path with `torch.save`, in the same function, with no `barrier()` call between
+    the end of that block and the load.
+
+    ## Why is this bad?
+    Nothing orders rank 0's write and the other ranks' read: the others reach `torch.load`
+    while rank 0 is still evaluating or writing, and read the previous epoch's checkpoint, a
+    half-written file ("PytorchStreamReader failed reading zip archive") or no file at all.
+
+    ## Example
+    `if rank == 0:\\n    torch.save(model.state_dict(), path)\\nstate = torch.load(path)`
+
+    Use instead: `dist.barrier()` between the save block and the load, on every rank.
+    """
+    if not node.args or checker.callee(node) != "torch.load":
+        return
+    function = checker.function or checker.tree
+    path = checker.segment(node.args[0])
+    saves = checker.cached(function, "rank-saves", lambda: _guarded_saves(checker, function))
+    for block, save in saves:
+        if block.end_lineno >= node.lineno or checker.segment(save.args[1]) != path:
+            continue
+        between = [
+            inner
+            for inner in walk_local(function)
+            if isinstance(inner, ast.Call)
+            and isinstance(inner.func, (ast.Name, ast.Attribute))
+            and block.end_lineno < inner.lineno <= node.lineno
+            and (checker.model.resolve(inner.func) or "").rpartition(".")[2]
+            in ("barrier", "monitored_barrier")
+        ]
+        if between:
+            continue
+        checker.report(
+            "PFL504",
+            node,
+            f"`{path}` is written by rank 0 only (`if {checker.segment(block.test)}`), and "
+            f"nothing makes the other ranks wait for it: call `dist.barrier()` before "
+            f"`torch.load`",
+        )
+        return
+
+
+# -- PFL505 -------------------------------------------------------------------------------
+SAMPLERS = frozenset(
+    {"torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler"}
+)
+
+
+def _epoch_loop(function: ast.AST) -> ast.For | None:
+    for node in walk_local(function):
+        if (
+            isinstance(node, ast.For)
+            and isinstance(node.target, ast.Name)
+            and "epoch" in node.target.id.lower()
+        ):
+            return node
+    return None
+
+
+@check("PFL505", ast.Call)
+@documents("PFL505")
+def sampler_without_set_epoch(checker: Checker, node: ast.Call) -> None:
+    """## What it does
+    Finds a `DistributedSampler(...)` (shuffling, the default) made in a function that then
+    loops over epochs (`for epoch in ...`), in a file that never calls `set_epoch`.
+
+    ## Why is this bad?
+    `DistributedSampler` seeds its shuffle with `seed + epoch`, and the epoch is whatever
+    `set_epoch` last set: 0 when it is never called. Every epoch then visits the data in the
+    same order on every rank, which training with shuffling is meant to avoid.
+
+    ## Example
+    `sampler = DistributedSampler(ds)` then `for epoch in range(n): for batch in loader:`
+
+    Use instead: `sampler.set_epoch(epoch)` at the start of each epoch, before iterating.
+    """
+    if "set_epoch" in checker.text or checker.callee(node) not in SAMPLERS:
+        return
+    for keyword in node.keywords:
+        if keyword.arg == "shuffle" and not (
+            isinstance(keyword.value, ast.Constant) and keyword.value.value is True
+        ):
+            return
+    function = checker.function or checker.tree
+    loop = _epoch_loop(function)
+    if loop is None:
+        return
+    checker.report(
+        "PFL505",
+        node,
+        "this DistributedSampler is never given `set_epoch(epoch)`: it shuffles every epoch "
+        "in the same order; call `sampler.set_epoch(epoch)` at the start of each epoch",
+    )
