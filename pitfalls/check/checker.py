@@ -192,12 +192,14 @@ class Checker:
         self._visit_all([node.iter], node)
         self.model.bind_loop(node.target, node.iter)
         self._visit_all([node.target], node)
+        self.model.bind_back_edge(node.body)
         self.loops.append(node)
         self._visit_all(node.body, node)
         self.loops.pop()
         self._visit_all(node.orelse, node)
 
     def _while(self, node: ast.While) -> None:
+        self.model.bind_back_edge(node.body)
         self._visit_all([node.test], node)
         self.loops.append(node)
         self._visit_all(node.body, node)

@@ -81,6 +81,7 @@ ELEMENT_KINDS = {
     NAMED_MODULES: "pair:" + MODULE,
     LOADER: BATCH,
     LOADER_ITERATOR: BATCH,
+    TENSORS: TENSOR,
 }
 _LOSS_FUNCTIONS = {"cross_entropy", "nll_loss", "binary_cross_entropy", "kl_div"}
 # torch namespaces whose functions do not return tensors (or whose results we do not track).

@@ -45,7 +45,7 @@ from pitfalls.check.kinds import (
     qualified_call_kind,
     tensor_method_kind,
 )
-from pitfalls.check.scopes import ClassInfo, FileScopes, Scope
+from pitfalls.check.scopes import ClassInfo, FileScopes, Scope, statements
 
 
 class SemanticModel(FileScopes):
@@ -89,6 +89,11 @@ class SemanticModel(FileScopes):
             return None
         if isinstance(node, ast.Constant):
             return INT if type(node.value) is int else None
+        if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+            # `parameters = [C, W1, b1]`: a literal of tensors, which a loop hands out one
+            # by one (a list with anything else in it is not).
+            if all(is_tensor(self.kind_of(elt)) for elt in node.elts):
+                return TENSORS
         return None
 
     def _attribute_kind(self, node: ast.Attribute) -> str | None:
@@ -283,10 +288,21 @@ class SemanticModel(FileScopes):
         func = value.func
         if isinstance(func, ast.Attribute) and func.attr in NOT_TENSOR_METHODS:
             return False
+        if isinstance(func, ast.Name) and func.id in self.classes and self._is_local(func.id):
+            # An instance of a class of this file: known by its class, never by use. A
+            # teaching autograd engine's `Value` or a `Record` with `.data` and `.grad`, an
+            # MLP of its own with `.parameters()`, is not a tensor or an nn.Module.
+            return False
         name = self.resolve(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
         if name is None:
             return True
         return not is_known_callable(name)
+
+    def _is_local(self, name: str) -> bool:
+        """Whether `name` here is the module-level definition of that name (not shadowed
+        by a local binding or an import)."""
+        scope = self.scope.find(name)
+        return (scope is None or scope is self.module_scope) and name not in self.imports
 
     def bind_target(self, target: ast.AST, kind: str | None, value: ast.AST | None) -> None:
         """Record what an assignment binds: names in this scope, `self.x` on the class."""
@@ -318,6 +334,34 @@ class SemanticModel(FileScopes):
                 self._bind_target(sub, element, None, opaque and element is None)
         elif isinstance(target, ast.Starred):
             self._bind_target(target.value, None, None, False)
+
+    def bind_back_edge(self, body: list[ast.stmt]) -> None:
+        """Before a loop's body is walked: a name that the body binds to a known kind
+        (`it = iter(loader)` in an `except StopIteration:`) reaches the top of the body
+        through the loop's back edge, so a use above that binding (`batch = it.next()`)
+        may see it from the second iteration on. Such names take that kind for the body
+        when nothing before the loop gave them one; a kind the name already has stays."""
+        scope = self.scope
+        saved_names, saved_opaque = dict(scope.names), dict(scope.opaque)
+        carried: dict[str, str] = {}
+        try:
+            for stmt in statements(body):
+                if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+                    continue
+                target = stmt.targets[0]
+                if not isinstance(target, ast.Name):
+                    continue
+                kind = self.kind_of(stmt.value)
+                self.bind(target.id, kind)
+                if kind is None:
+                    carried.pop(target.id, None)
+                else:
+                    carried[target.id] = kind
+        finally:
+            scope.names, scope.opaque = saved_names, saved_opaque
+        for name, kind in carried.items():
+            if self.scope.lookup(name)[1] is None:
+                self.bind(name, kind)
 
     def bind_loop(self, target: ast.AST, iterable: ast.AST) -> None:
         """Bind a `for` target from what it iterates: parameters, modules, a loader; for
