@@ -449,6 +449,7 @@ STRINGS: dict[str, dict[str, str]] = {
         "zh": "运行条目、选择设备、检查环境、查看全部快捷键",
     },
     "tui.welcome.themes": {"en": "Themes", "zh": "主题"},
+    "tui.welcome.paste_key": {"en": "paste", "zh": "粘贴"},
     "tui.running": {"en": "Running… (c cancels)", "zh": "运行中…（按 c 取消）"},
     "tui.cancelled": {"en": "Cancelled.", "zh": "已取消。"},
     "tui.help_title": {"en": "Keys", "zh": "快捷键"},

@@ -66,6 +66,90 @@ async def test_first_screen_lists_every_recipe() -> None:
         assert app.screen.query_one(ProseView).recipe is None
 
 
+def option_ids(app: PitfallsApp) -> list[str]:
+    return [option.id for option in app.screen.query_one(RecipeList).options]
+
+
+async def test_recipes_are_grouped_by_theme_and_fold_from_the_keyboard() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        recipes = app.screen.query_one(RecipeList)
+        # THEMES order; recipes without a theme last, under their own heading.
+        assert option_ids(app) == [
+            "theme:numerics",
+            "half-overflow",
+            "theme:",
+            "tui-raise",
+            "tui-sleep",
+        ]
+        assert str(recipes.get_option("theme:numerics").prompt).endswith("Losses and numerics  1")
+        assert str(recipes.get_option("theme:").prompt).endswith("No theme  2")
+        assert recipes.highlighted_recipe.id == "half-overflow"  # the cursor starts on a recipe
+        await pilot.press("left")  # folds the cursor's theme and moves to its heading
+        assert option_ids(app) == ["theme:numerics", "theme:", "tui-raise", "tui-sleep"]
+        assert recipes.highlighted_theme == "numerics"
+        await pilot.press("enter")  # on a heading, Enter unfolds (and opens nothing)
+        await pilot.pause()
+        assert "half-overflow" in option_ids(app)
+        assert app.screen.query_one(ProseView).recipe is None
+        await pilot.press("left", "down", "down", "left")  # fold numerics, then "no theme"
+        assert option_ids(app) == ["theme:numerics", "theme:"]
+        await pilot.press("right")  # unfolds the heading under the cursor
+        assert option_ids(app) == ["theme:numerics", "theme:", "tui-raise", "tui-sleep"]
+        await pilot.press("f")  # folds all
+        assert option_ids(app) == ["theme:numerics", "theme:"]
+        assert shown_ids(app) == ["half-overflow", "tui-raise", "tui-sleep"]  # all still match
+        await pilot.press("f")  # every theme folded: unfolds all
+        assert len(option_ids(app)) == 5
+
+
+async def test_the_filter_searches_folded_themes_and_opening_unfolds() -> None:
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("f")
+        assert option_ids(app) == ["theme:numerics", "theme:"]
+        app.open_recipe("tui-sleep")  # the palette's jump: its theme unfolds, the cursor on it
+        await pilot.pause()
+        recipes = app.screen.query_one(RecipeList)
+        assert recipes.highlighted_recipe.id == "tui-sleep"
+        assert option_ids(app) == ["theme:numerics", "theme:", "tui-raise", "tui-sleep"]
+        await pilot.press("f", "slash", *"overflow")
+        assert option_ids(app) == ["theme:numerics", "half-overflow"]
+        await pilot.press("enter")  # opens the first match
+        await pilot.pause()
+        assert app.screen.query_one(RecipeView).recipe.id == "half-overflow"
+
+
+async def test_the_first_screen_shows_themes_search_and_keys_in_both_languages() -> None:
+    from rich.console import Console
+
+    from pitfalls.tui.widgets.welcome import Welcome
+
+    def text_of(welcome: Welcome) -> str:
+        console = Console(width=80, record=True, file=open(os.devnull, "w"))
+        console.print(welcome.content)
+        return console.export_text()
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        welcome = app.screen.query_one(Welcome)
+        english = text_of(welcome)
+        assert "3 PyTorch pitfalls" in english
+        assert "1  Losses and numerics" in english and "2  No theme" in english
+        assert "paste" in english and "traceback" in english and "fold" in english
+        await pilot.press("l")
+        await pilot.pause()
+        chinese = text_of(welcome)
+        assert "共 3 个" in chinese and "1  损失函数与数值" in chinese and "2  未分类" in chinese
+        assert "粘贴" in chinese
+        await pilot.press("enter")  # opening a recipe replaces the welcome with its prose
+        await pilot.pause()
+        assert not app.screen.query(Welcome)
+
+
 async def test_filter_matches_ids_titles_chinese_and_prose() -> None:
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -152,8 +236,9 @@ async def test_switching_language_relabels_the_whole_ui() -> None:
         assert descriptions["run"] == "运行"
         prose = screen.query_one(ProseView)
         assert "溢出" in prose.query_one("Markdown")._markdown
-        option = screen.query_one(RecipeList).get_option_at_index(0)
-        assert "溢出" in str(option.prompt)
+        recipes = screen.query_one(RecipeList)
+        assert "溢出" in str(recipes.get_option("half-overflow").prompt)
+        assert "损失函数与数值" in str(recipes.get_option("theme:numerics").prompt)
         from pitfalls.tui.widgets.tag_select import TagSelect
 
         assert screen.query_one(TagSelect)._options[0][0] == "全部标签"
@@ -171,7 +256,7 @@ async def test_help_lists_bindings_and_closes() -> None:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         ids = [binding_id for _, binding_id in app.screen.keys]
-        for wanted in ("run", "cancel", "lang", "device", "help", "verify", "filter", "quit"):
+        for wanted in ("run", "cancel", "lang", "device", "help", "verify", "filter", "fold", "quit"):
             assert wanted in ids
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
 # Keys that are not bindings of ours but that a reader needs: (key, binding id).
-EXTRA_KEYS = (("enter", "open"), ("tab / shift+tab", "tabs"))
+EXTRA_KEYS = (("enter", "open"), ("left / right", "group"), ("tab / shift+tab", "tabs"))
 
 
 class HelpScreen(ModalScreen[None]):

@@ -48,6 +48,7 @@ class MainScreen(Screen[None]):
         Binding("d", "cycle_device", "Device", id="device"),
         Binding("t", "focus_tags", "Tag", id="tag", show=False),
         Binding("v", "verify_all", "Verify all", id="verify"),
+        Binding("f", "toggle_folds", "Fold all", id="fold"),
     ]
 
     def __init__(self) -> None:
@@ -305,6 +306,12 @@ class MainScreen(Screen[None]):
         """Leave the filter (or the tag chooser) for the list."""
         if isinstance(self.focused, (FilterInput, TagSelect)):
             self.query_one(RecipeList).focus()
+
+    def action_toggle_folds(self) -> None:
+        """Fold every theme of the list, or unfold them all when all are folded."""
+        recipes = self.query_one(RecipeList)
+        recipes.toggle_all()
+        recipes.focus()
 
     def action_focus_tags(self) -> None:
         """Open the tag chooser."""

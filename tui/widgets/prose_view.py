@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
-from textual.widgets import Static
 
 from pitfalls.i18n import t
 from pitfalls.tui.widgets.recipe_pane import RecipePane
+from pitfalls.tui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
     from pitfalls.catalogue.model import Recipe
@@ -40,15 +40,16 @@ class ProseView(RecipePane):
     """
 
     def compose(self) -> ComposeResult:
-        """A placeholder; the Markdown widget is mounted when a recipe is first opened."""
-        yield Static(id="prose-placeholder")
+        """The welcome; the Markdown widget replaces it when a recipe is first opened."""
+        yield Welcome(id="prose-placeholder")
 
     def render_recipe(self) -> None:
-        """Draw the prose as Markdown (the Markdown widget replaces the placeholder)."""
-        document = prose_markdown(self.recipe, self._lang)
+        """Draw the prose as Markdown (the Markdown widget replaces the welcome)."""
         if self.recipe is None:
-            self.query_one("#prose-placeholder", Static).update(document)
+            recipes = list(self.app.registry)  # type: ignore[attr-defined]
+            self.query_one("#prose-placeholder", Welcome).show_for(recipes, self._lang)
             return
+        document = prose_markdown(self.recipe, self._lang)
         # Deferred: the Markdown widget pulls in markdown-it, which the first paint does not need.
         # lazy: Textual costs ~0.1 s to import; only the TUI needs it
         from textual.widgets import Markdown
@@ -57,5 +58,5 @@ class ProseView(RecipePane):
         if markdowns:
             markdowns.first().update(document)
             return
-        self.query_one("#prose-placeholder", Static).remove()
+        self.query_one("#prose-placeholder", Welcome).remove()
         self.mount(Markdown(document))
