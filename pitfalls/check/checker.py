@@ -75,6 +75,9 @@ class Checker:
         self.model = SemanticModel()
         self.model.source_of = self.source_lines
         self.model.module_scope.function = tree
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.model.functions[stmt.name] = stmt
         self.findings: list[Finding] = []
         self.parents: list[ast.AST] = []
         self.loops: list[ast.AST] = []

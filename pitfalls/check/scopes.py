@@ -59,6 +59,8 @@ class Scope:
     # their kind. A name bound to a constant, `.item()` or `float(...)` is known not to be a
     # tensor, whatever follows.
     opaque: dict[str, int] = field(default_factory=dict)
+    # Names whose latest binding is an instance of a class of this file: name -> class.
+    instances: dict[str, str] = field(default_factory=dict)
     _evidence: Evidence | None = None
     _reaching: Reaching | None = None
 
@@ -276,6 +278,10 @@ class FileScopes:
     def __init__(self) -> None:
         self.imports: dict[str, str] = {}
         self.classes: dict[str, ClassInfo] = {}
+        # Module-level functions, by name (the checker fills it before the walk), and what
+        # calling each gives (`SemanticModel.call_summary`), by id of its node.
+        self.functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self._summaries: dict[int, str | None] = {}
         self.module_scope = Scope()
         self.scope = self.module_scope
         self.imports_torch = False
@@ -333,6 +339,7 @@ class FileScopes:
         """Bind `name` in this scope; `opaque_at` is the line of a binding to a value of
         unknown kind (see `Scope.opaque`)."""
         self.scope.names[name] = kind
+        self.scope.instances.pop(name, None)
         if opaque_at is not None:
             self.scope.opaque[name] = opaque_at
         else:

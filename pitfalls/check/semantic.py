@@ -163,12 +163,17 @@ class SemanticModel(FileScopes):
             kind = qualified_call_kind(name, node, self.kind_of)
             if kind is not None or name.startswith(("torch.", "torchvision.")):
                 return kind
+        if isinstance(func, ast.Name) and func.id in self.functions and self._is_local(func.id):
+            return self.call_summary(self.functions[func.id], None)
         if isinstance(func, ast.Name) and func.id in self.classes:
             info = self.classes[func.id]
             if info.is_module or info.is_dataset:
                 return info.output if info.is_module else DATASET
             return f"{ACCUMULATOR}.{info.name}" if info.accumulates else None
         if isinstance(func, ast.Attribute):
+            summary = self._method_summary(func.value, func.attr)
+            if summary is not None:
+                return summary
             receiver = self.kind_of(func.value)
             method = func.attr
             if is_tensor(receiver):
@@ -194,18 +199,53 @@ class SemanticModel(FileScopes):
     def output_kind(self, forward: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo) -> str:
         """What calling an instance of a module class gives: SOFTMAX_FN or SIGMOID_FN when
         every `return` of its `forward` returns probabilities (`return F.softmax(x, dim=1)`),
-        else MODULE. Only straight-line bindings of the body count; a name bound inside a
-        branch or loop is unknown (`if self.training: return logits` stays a module)."""
-        params = [*forward.args.posonlyargs, *forward.args.args]
-        if not params:
-            return MODULE
+        else MODULE (see `_returned_kind`)."""
+        returned = self._returned_kind(forward, info)
+        return {SOFTMAX: SOFTMAX_FN, SIGMOID: SIGMOID_FN}.get(returned or "", MODULE)
+
+    def call_summary(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo | None
+    ) -> str | None:
+        """What calling a function or method of this file gives, one call deep: probabilities
+        (a softmax, a sigmoid), a loss still attached to its graph, or a module, when every
+        `return` of it agrees; None for anything else. Computed once per function, on first
+        call; a function that calls itself is unknown while its summary is computed. A loss
+        computed under `no_grad`/`inference_mode` is an evaluation's number, not a loss."""
+        key = id(function)
+        if key in self._summaries:
+            return self._summaries[key]
+        self._summaries[key] = None
+        kind = self._returned_kind(function, info)
+        if kind == LOSS and self.source_of is not None:
+            text = self.source_of(function)
+            if "no_grad" in text or "inference_mode" in text:
+                kind = None
+        if not (kind in (SOFTMAX, SIGMOID, LOSS) or is_module(kind)):
+            kind = None
+        self._summaries[key] = kind
+        return kind
+
+    def _returned_kind(
+        self, function: ast.FunctionDef | ast.AsyncFunctionDef, info: ClassInfo | None
+    ) -> str | None:
+        """The one kind every `return` of `function` gives, else None. Only straight-line
+        bindings of the body count; a name bound inside a branch or loop is unknown (`if
+        self.training: return logits` stays unknown). For a method, `info` is its class and
+        its first parameter is `self`."""
+        params = [*function.args.posonlyargs, *function.args.args]
+        self_name = None
+        if info is not None:
+            if not params:
+                return None
+            self_name = params[0].arg
+            params = params[1:]
         saved = self.scope
-        self.scope = Scope(parent=self.module_scope, cls=info, self_name=params[0].arg)
-        for arg in [*params[1:], *forward.args.kwonlyargs]:
+        self.scope = Scope(parent=self.module_scope, cls=info, self_name=self_name)
+        for arg in [*params, *function.args.kwonlyargs]:
             self.scope.names[arg.arg] = None
         returned: set[str | None] = set()
         try:
-            for stmt in forward.body:
+            for stmt in function.body:
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                     if isinstance(stmt.targets[0], ast.Name):
                         self.bind(stmt.targets[0].id, self.kind_of(stmt.value))
@@ -219,9 +259,24 @@ class SemanticModel(FileScopes):
                         returned.add(self.kind_of(node.value) if node.value else None)
         finally:
             self.scope = saved
-        if len(returned) == 1:
-            return {SOFTMAX: SOFTMAX_FN, SIGMOID: SIGMOID_FN}.get(returned.pop(), MODULE)
-        return MODULE
+        return returned.pop() if len(returned) == 1 else None
+
+    def _method_summary(self, receiver: ast.AST, method: str) -> str | None:
+        """`call_summary` of `receiver.method(...)` where the receiver's class is one of this
+        file's: `self` in a method, or a name bound to `Classifier(...)`."""
+        info = self.class_of_self(receiver)
+        if info is None and isinstance(receiver, ast.Name):
+            scope = self.scope.find(receiver.id)
+            name = scope.instances.get(receiver.id) if scope is not None else None
+            info = self.classes.get(name) if name is not None else None
+        if info is None or info.node is None:
+            return None
+        for stmt in info.node.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == method:
+                if any(_decorator_name(d) in _NOT_METHODS for d in stmt.decorator_list):
+                    return None
+                return self.call_summary(stmt, info)
+        return None
 
     def note_loss_arguments(self, node: ast.Call, name: str | None) -> None:
         """A name of unknown kind passed to a loss (`criterion(outputs, labels)` with a known
@@ -314,6 +369,13 @@ class SemanticModel(FileScopes):
     ) -> None:
         if isinstance(target, ast.Name):
             self.bind(target.id, kind, target.lineno if opaque else None)
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id in self.classes
+                and self._is_local(value.func.id)
+            ):
+                self.scope.instances[target.id] = value.func.id  # for its methods' summaries
         elif isinstance(target, ast.Attribute):
             cls = self.class_of_self(target.value)
             if cls is not None and kind is not None:
@@ -417,6 +479,19 @@ def _local_nodes(stmt: ast.AST) -> list[ast.AST]:
         found.append(node)
         stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _NESTED))
     return found
+
+
+# Decorators after which a method's summary does not tell what calling it gives.
+_NOT_METHODS = frozenset({"property", "staticmethod", "classmethod", "cached_property"})
+
+
+def _decorator_name(node: ast.AST) -> str:
+    """`property` for `@property`, `cached_property` for `@functools.cached_property`."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _chain_root(node: ast.AST) -> ast.AST:
