@@ -256,7 +256,17 @@ async def test_help_lists_bindings_and_closes() -> None:
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         ids = [binding_id for _, binding_id in app.screen.keys]
-        for wanted in ("run", "cancel", "lang", "device", "help", "verify", "filter", "fold", "quit"):
+        for wanted in (
+            "run",
+            "cancel",
+            "lang",
+            "device",
+            "help",
+            "verify",
+            "filter",
+            "fold",
+            "quit",
+        ):
             assert wanted in ids
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
