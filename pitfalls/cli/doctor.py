@@ -175,22 +175,25 @@ def _rich(rows, problems, checks: list[Check], lang: str) -> None:
         if not members:
             continue
         out.print(f"  [bold dim]{escape(t(f'doctor.group.{group}', lang))}[/]", highlight=False)
+        # One row a check; what it found, what to do and the recipe fold inside their column.
+        grid = Table(show_header=False, show_edge=False, box=None, pad_edge=False)
+        grid.add_column(width=5, no_wrap=True)
+        grid.add_column(no_wrap=True, style="bold")
+        grid.add_column(overflow="fold")
         for c in members:
             style = STYLES.get(c.status, "")
-            label = t(f"doctor.status.{c.status}", lang)
-            out.print(
-                f"    [{style}]{MARKS.get(c.status, '?')} {escape(label)}[/] "
-                f"[bold]{escape(c.id)}[/]: {escape(c.found)}",
-                highlight=False,
-            )
-            if c.status != "ok" and c.advice:
-                out.print(f"        → {escape(c.advice)}", highlight=False)
-            if c.status != "ok" and c.recipe:
-                out.print(
-                    f"        {escape(t('doctor.see', lang))} "
-                    f"[cyan]pitfalls show {escape(c.recipe)}[/]",
-                    highlight=False,
-                )
+            mark = f"[{style}]{MARKS.get(c.status, '?')}[/]"
+            text = escape(c.found)
+            if c.status != "ok":
+                label = escape(t(f"doctor.status.{c.status}", lang))
+                text = f"[{style}]{label}[/]: {text}"
+                if c.advice:
+                    text += f"\n→ {escape(c.advice)}"
+                if c.recipe:
+                    see = escape(t("doctor.see", lang))
+                    text += f"\n{see} [cyan]pitfalls show {escape(c.recipe)}[/]"
+            grid.add_row("    " + mark, escape(c.id), text)
+        out.print(grid, highlight=False)
     n_problems = sum(c.status == "problem" for c in checks)
     n_warnings = sum(c.status == "warning" for c in checks)
     out.print(
