@@ -90,6 +90,12 @@ def test_start_small_terminal(snap_compare) -> None:
 
 
 @pytest.mark.parametrize("lang", LANGS)
+def test_folded_small_terminal(snap_compare, lang: str) -> None:
+    """Every theme folded (`f`): the headings with their counts, on a narrow terminal."""
+    assert snap_compare(make_app(lang), terminal_size=(80, 24), run_before=driver("f"))
+
+
+@pytest.mark.parametrize("lang", LANGS)
 def test_prose(snap_compare, lang: str) -> None:
     run_before = driver(open_id="half-overflow")
     assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=run_before)
