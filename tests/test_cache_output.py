@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -23,7 +24,13 @@ from pitfalls.catalogue.model import LANGS
 from pitfalls.catalogue.registry import Registry, builtin_dir
 from pitfalls.cli import app
 from pitfalls.render import results as render
-from pitfalls.render.page import page_markdown, page_renderable, plain_fences, rendered_page
+from pitfalls.render.page import (
+    page_markdown,
+    page_renderable,
+    plain_fences,
+    rendered_page,
+    stable_link_ids,
+)
 from pitfalls.search.index import attach_indexes, build_index
 
 runner = CliRunner()
@@ -108,6 +115,31 @@ def test_pages_are_the_same_cached_and_uncached(
     for page, text in uncached.items():
         assert filling[page] == text, page
         assert reading[page] == text, page
+
+
+def test_link_ids_are_numbered_per_page() -> None:
+    """Rich numbers hyperlinks from a process-wide counter: two renders of one page differ
+    until the ids are numbered per page; two links keep two ids, one wrapped link keeps one."""
+    markdown = (
+        "See [the first page](https://example.org/a) and "
+        "[a second link whose text is too long for one line](https://example.org/b)."
+    )
+
+    def raw() -> str:
+        out = terminal(width=40)
+        with out.capture() as capture:
+            out.print(Markdown(markdown))
+        return capture.get()
+
+    first, second = raw(), raw()
+    assert first != second  # what the numbering is for
+    assert stable_link_ids(first, "p") == stable_link_ids(second, "p")
+    ids = re.findall(r"\x1b\]8;id=([^;]*);https://example.org/(\w)", stable_link_ids(first, "p"))
+    assert {link: {i for i, other in ids if other == link} for _, link in ids} == {
+        "a": {"p-1"},
+        "b": {"p-2"},
+    }
+    assert len([i for i, link in ids if link == "b"]) > 1  # the wrapped link is in parts
 
 
 def test_recipes_and_search_indexes_are_the_same_cached_and_uncached(

@@ -89,9 +89,30 @@ def rendered_page(
     def render() -> str:
         with out.capture() as capture:
             out.print(page_renderable(markdown))
-        return capture.get()
+        return stable_link_ids(capture.get(), recipe.id)
 
     return cached_render(key, render, wait=wait)
+
+
+_LINK_ID = re.compile(r"\x1b\]8;id=([^;\x1b]*);")
+
+
+def stable_link_ids(text: str, page: str) -> str:
+    """The page with its terminal hyperlinks (OSC 8) numbered in order of appearance.
+
+    Rich gives each link style an id from a process-wide counter, so two renders of one page
+    differ in those ids alone, and a page from the cache would differ from one rendered now.
+    Numbered here, every render of a page is the same text. Parts of one link (a link wrapped
+    over two lines) keep one id, so a terminal still treats them as one link; `page` (the
+    recipe id) keeps the ids of two pages printed in one terminal apart.
+    """
+    ids: dict[str, str] = {}
+
+    def renumber(match: re.Match[str]) -> str:
+        new = ids.setdefault(match.group(1), f"{page}-{len(ids) + 1}")
+        return f"\x1b]8;id={new};"
+
+    return _LINK_ID.sub(renumber, text)
 
 
 def page_renderable(markdown: str) -> Any:
