@@ -52,6 +52,8 @@ def test_unique_prefix_resolves_and_ambiguous_prefix_lists_candidates(builtins) 
     assert info.value.kind == "ambiguous"
     assert info.value.candidates == [
         "dataloader-len",
+        "dataloader-options-without-workers",
+        "dataloader-throughput",
         "dataloader-too-many-open-files",
         "dataloader-worker-killed",
     ]
