@@ -34,7 +34,7 @@ def default_codes(source: str, path: str = "x.py") -> list[tuple[int, str]]:
     return sorted((line, code) for line, code in found if RULES[code].default)
 
 
-@pytest.mark.parametrize("name", ["reaching.py", "data_attr.py", "summaries.py"])
+@pytest.mark.parametrize("name", sorted(p.name for p in MECH.glob("*.py")))
 def test_mechanism_fixture_reports_exactly_the_marked_lines(name: str) -> None:
     source = (MECH / name).read_text(encoding="utf-8")
     ast.parse(source)
