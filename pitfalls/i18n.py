@@ -532,6 +532,23 @@ STRINGS: dict[str, dict[str, str]] = {
     "tui.key.open": {"en": "Open recipe", "zh": "打开条目"},
     "tui.key.tabs": {"en": "Next / previous tab", "zh": "下一个 / 上一个标签页"},
     "tui.key.fold": {"en": "Fold all", "zh": "全部折叠"},
+    "tui.key.doctor": {"en": "Environment", "zh": "环境检查"},
+    "tui.doctor.loading": {
+        "en": "Checking the environment: a child process imports torch (a few seconds)…",
+        "zh": "正在检查环境：子进程正在导入 torch（需要几秒钟）…",
+    },
+    "tui.doctor.hint": {
+        "en": "Enter opens the recipe of the check under the cursor; Esc closes.",
+        "zh": "回车打开光标所在检查项对应的条目；按 Esc 关闭。",
+    },
+    "tui.doctor.failed": {
+        "en": "The checks could not run: {problem}",
+        "zh": "无法完成检查：{problem}",
+    },
+    "tui.doctor.no_recipe": {
+        "en": "The recipe {id} is not in this catalogue.",
+        "zh": "当前目录中没有条目 {id}。",
+    },
     "tui.key.group": {"en": "Fold / unfold a theme", "zh": "折叠 / 展开一个主题"},
     "tui.cannot_host": {
         "en": (

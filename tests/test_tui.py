@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 
 from pitfalls.catalogue.registry import Registry, Source
+from pitfalls.doctor import Check
 from pitfalls.runner import RunnerUnavailable
 from pitfalls.tui.app import PitfallsApp
 from pitfalls.tui.backend import DeviceReport
-from pitfalls.tui.fakes import FakeRunner
+from pitfalls.tui.fakes import FakeDoctor, FakeRunner
+from pitfalls.tui.screens.doctor import in_report_order
 from pitfalls.tui.screens.help import HelpScreen
 from pitfalls.tui.widgets.device_bar import DeviceBar
 from pitfalls.tui.widgets.error_panel import ErrorPanel
@@ -265,6 +267,7 @@ async def test_help_lists_bindings_and_closes() -> None:
             "verify",
             "filter",
             "fold",
+            "doctor",
             "quit",
         ):
             assert wanted in ids
@@ -606,3 +609,120 @@ async def test_a_typed_sentence_without_substring_match_is_searched() -> None:
         app.screen.query_one(FilterInput).value = "验证集结果每次都不一样"
         await pilot.pause()
         assert shown_ids(app)[0] == "train-eval"
+
+
+# -- the environment checks (`e`) ----------------------------------------------------------
+
+DOCTOR_CHECKS = [
+    Check("cuda", "ok", "CUDA 12.4, 1 device", "", ""),
+    Check(
+        "numpy-abi",
+        "problem",
+        "NumPy 2.1 with a torch built against NumPy 1",
+        "pip install 'numpy<2'",
+        "numpy-abi-mismatch",
+    ),
+    Check(
+        "shm", "warning", "/dev/shm is 64 MB", "run the container with --shm-size=8g", "tui-sleep"
+    ),
+]
+
+
+def check_rows(app: PitfallsApp) -> list[str]:
+    from textual.widgets import OptionList
+
+    options = app.screen.query_one("#doctor-checks", OptionList).options
+    return [str(o.prompt).split("\n")[0] for o in options]
+
+
+async def test_doctor_shows_loading_then_the_checks_and_opens_a_recipe() -> None:
+    from textual.widgets import Static
+
+    from pitfalls.tui.screens.doctor import DoctorScreen
+
+    doctor = FakeDoctor(DOCTOR_CHECKS, block=True)
+    app = make_app(doctor=doctor)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DoctorScreen)
+        status = screen.query_one("#doctor-status", Static)
+        assert "Checking the environment" in str(status.content)  # painted before the probe
+        assert check_rows(app) == [] and screen.checks is None
+        doctor.release()
+        await settle(app, pilot)
+        assert "1 problem(s), 1 warning(s)" in str(status.content)
+        rows = check_rows(app)
+        assert rows == [
+            "torch and devices",
+            "✓ cuda",
+            "libraries",
+            "✗ numpy-abi  problem",
+            "system",
+            "! shm  warning",
+        ]
+        await pilot.press("down", "down")  # the headings are skipped: cuda, numpy-abi, shm
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert not isinstance(app.screen, DoctorScreen)
+        assert app.screen.query_one(RecipeView).recipe.id == "tui-sleep"
+        # A recipe this catalogue lacks: a notice, nothing opened, the app carries on.
+        await pilot.press("e")
+        await settle(app, pilot)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert not isinstance(app.screen, DoctorScreen)
+        assert app.screen.query_one(RecipeView).recipe.id == "tui-sleep"
+        assert any("numpy-abi-mismatch" in n.message for n in app._notifications)
+        assert doctor.calls == 2
+
+
+async def test_doctor_runs_the_real_checks_on_a_fake_probe(tmp_path) -> None:
+    from pitfalls.doctor import Probe, System, run_checks
+
+    system = System(
+        root=tmp_path,
+        env={},
+        platform="linux",
+        machine="x86_64",
+        cwd=tmp_path,
+        cpu_count=4,
+        run=lambda argv, timeout: None,
+        nofile=lambda: (65536, 65536),
+        fs_size=lambda path: None,
+    )
+    probe = Probe("no_torch", detail="No module named 'torch'")
+    expected = run_checks(system, probe)
+    assert expected  # the report below must have rows to compare
+    app = make_app(doctor=FakeDoctor(system=system, probe=probe))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert app.screen.checks == expected
+        rows = [row for row in check_rows(app) if row[:1] in "✓✗!?"]
+        assert [row.split()[1] for row in rows] == [
+            c.id for _, members in in_report_order(expected) for c in members
+        ]
+        await pilot.press("escape")
+        assert app.screen.query(RecipeList)  # back on the main screen
+
+
+async def test_a_failing_doctor_says_why_and_the_app_carries_on() -> None:
+    from textual.widgets import Static
+
+    def broken() -> list:
+        raise RuntimeError("no interpreter at /nowhere/python")
+
+    app = make_app(doctor=broken)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("e")
+        await settle(app, pilot)
+        status = app.screen.query_one("#doctor-status", Static)
+        assert "no interpreter at /nowhere/python" in str(status.content)
+        await pilot.press("escape", "l")
+        assert app.lang == "zh"

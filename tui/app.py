@@ -8,6 +8,7 @@ imports torch.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,11 +25,30 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from pitfalls.catalogue.registry import Registry
+    from pitfalls.doctor import Check
     from pitfalls.tui.backend import DeviceReport, RecipeRunner
 
 
+# Seconds the doctor's probe child may take to import torch and NumPy.
+DOCTOR_PROBE_TIMEOUT = 60.0
+
+
+def environment_checks(python: str | None) -> list[Check]:
+    """`pitfalls doctor`'s checks for the interpreter `python` (None: this one); blocks while
+    a child imports torch.
+
+    Args:
+        python: The snippet interpreter, as the runner was given it.
+    """
+    # lazy: the doctor's checks only when the environment is examined
+    from pitfalls.doctor import System, run_checks, run_probe
+
+    return run_checks(System(), run_probe(python, timeout=DOCTOR_PROBE_TIMEOUT))
+
+
 class PitfallsApp(App[None]):
-    """The TUI. Pass `registry`, `runner` and `probe` to replace the real ones (tests do)."""
+    """The TUI. Pass `registry`, `runner`, `probe` and `doctor` to replace the real ones (tests
+    do)."""
 
     # Absolute, because Textual resolves a relative path against a subclass's own file.
     CSS_PATH = Path(__file__).with_name("app.tcss")
@@ -50,6 +70,7 @@ class PitfallsApp(App[None]):
         registry: Registry | None = None,
         runner: RecipeRunner | None = None,
         probe: Callable[[], DeviceReport] | None = None,
+        doctor: Callable[[], list[Check]] | None = None,
     ) -> None:
         """Create the app.
 
@@ -58,6 +79,8 @@ class PitfallsApp(App[None]):
             registry: The catalogue; None loads the built-ins, PITFALLS_PATH and packs.
             runner: Runs snippets; None uses child processes through `pitfalls.runner`.
             probe: Finds the devices; None asks the runner.
+            doctor: Runs the environment checks (blocking; the doctor screen calls it in a
+                worker); None probes the runner's interpreter as `pitfalls doctor` does.
         """
         super().__init__()
         if registry is None:
@@ -73,6 +96,7 @@ class PitfallsApp(App[None]):
         self.registry = registry
         self.runner = runner
         self.probe = probe or runner.probe
+        self.doctor = doctor or partial(environment_checks, getattr(runner, "python", None))
         self.device_report: DeviceReport | None = None
         self.set_reactive(PitfallsApp.lang, choose_language(lang))
 

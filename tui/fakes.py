@@ -13,6 +13,7 @@ from pitfalls.tui.backend import DeviceReport, OutputHandler, ResultHandler
 
 if TYPE_CHECKING:
     from pitfalls.catalogue.model import Recipe
+    from pitfalls.doctor import Check, Probe, System
     from pitfalls.runner import RunResult, VerifyReport
 
 FAKE_ENVIRONMENT = {"torch": "2.0.0", "python": "3.11.0", "device_name": "test-cpu"}
@@ -107,3 +108,47 @@ class FakeRunner:
         """Remember that the app closed the runner."""
         self.closed = True
         self._cancelled.set()
+
+
+class FakeDoctor:
+    """Stands in for the environment checks: canned `checks`, or the real `run_checks` over a
+    given `System` and `Probe` (no child, no torch). With `block=True`, a call waits until
+    `release` is called, so the loading state can be seen."""
+
+    def __init__(
+        self,
+        checks: list[Check] | None = None,
+        system: System | None = None,
+        probe: Probe | None = None,
+        block: bool = False,
+    ) -> None:
+        """Create the fake.
+
+        Args:
+            checks: What every call returns; None runs the real checks on `system` and `probe`.
+            system: The machine the real checks read (None: this one).
+            probe: What the probe child would have reported (None: torch not installed).
+            block: Make calls wait for `release`.
+        """
+        self.checks = checks
+        self.system = system
+        self.probe = probe
+        self.block = block
+        self.calls = 0
+        self._released = threading.Event()
+
+    def __call__(self) -> list[Check]:
+        """The checks, once released when blocking."""
+        self.calls += 1
+        if self.block:
+            self._released.wait(30)
+        if self.checks is not None:
+            return list(self.checks)
+        # lazy: the doctor's checks only when the environment is examined
+        from pitfalls.doctor import Probe, System, run_checks
+
+        return run_checks(self.system or System(), self.probe or Probe("no_torch"))
+
+    def release(self) -> None:
+        """Let a blocked call return."""
+        self._released.set()

@@ -49,6 +49,7 @@ class MainScreen(Screen[None]):
         Binding("t", "focus_tags", "Tag", id="tag", show=False),
         Binding("v", "verify_all", "Verify all", id="verify"),
         Binding("f", "toggle_folds", "Fold all", id="fold"),
+        Binding("e", "show_doctor", "Environment", id="doctor"),
     ]
 
     def __init__(self) -> None:
@@ -312,6 +313,22 @@ class MainScreen(Screen[None]):
         recipes = self.query_one(RecipeList)
         recipes.toggle_all()
         recipes.focus()
+
+    def action_show_doctor(self) -> None:
+        """Show the environment checks; a check's recipe chosen there opens here."""
+        # lazy: the doctor's screen only when asked for
+        from pitfalls.tui.screens.doctor import DoctorScreen
+
+        self.app.push_screen(DoctorScreen(self.pitfalls_app.lang), self._doctor_closed)
+
+    def _doctor_closed(self, recipe_id: str | None) -> None:
+        if not recipe_id:
+            return
+        if recipe_id not in self.pitfalls_app.registry.recipes:
+            lang = self.pitfalls_app.lang
+            self.notify(t("tui.doctor.no_recipe", lang, id=recipe_id), severity="warning")
+            return
+        self.pitfalls_app.open_recipe(recipe_id)
 
     def action_focus_tags(self) -> None:
         """Open the tag chooser."""
