@@ -16,33 +16,34 @@ GET_RANK = frozenset({"torch.distributed.get_rank"})
 
 
 def _global_rank(checker: Checker, value: ast.AST, line: int, depth: int = 0) -> str | None:
-    """The text of what makes `value` the global rank: `os.environ["RANK"]`,
-    `os.environ.get("RANK")`, `dist.get_rank()`, through names bound in this function."""
-    for inner in ast.walk(value):
-        if isinstance(inner, ast.Subscript):
-            if (
-                checker.model.resolve(inner.value) == "os.environ"
-                and isinstance(inner.slice, ast.Constant)
-                and inner.slice.value == "RANK"
-            ):
-                return checker.segment(inner)
-        elif isinstance(inner, ast.Call) and isinstance(inner.func, (ast.Name, ast.Attribute)):
-            name = checker.model.resolve(inner.func) or ""
-            if (
-                name in ENV_GETTERS
-                and inner.args
-                and isinstance(inner.args[0], ast.Constant)
-                and inner.args[0].value == "RANK"
-            ):
-                return checker.segment(inner)
-            if name in GET_RANK and not inner.args and not inner.keywords:
-                return checker.segment(inner)
-        elif isinstance(inner, ast.Name) and depth < 3:
-            bound = value_before(checker, inner.id, line)
-            if bound is not None:
-                found = _global_rank(checker, bound, line, depth + 1)
-                if found is not None:
-                    return found
+    """The text of the global rank when `value` is it, as it is or through `int(...)` and
+    names bound in this function: `os.environ["RANK"]`, `os.environ.get("RANK")`,
+    `dist.get_rank()`. A value computed from it (`rank % n`, `gpus[rank]`) is not."""
+    if isinstance(value, ast.Name):
+        bound = value_before(checker, value.id, line) if depth < 3 else None
+        return None if bound is None else _global_rank(checker, bound, line, depth + 1)
+    if isinstance(value, ast.Subscript):
+        if (
+            checker.model.resolve(value.value) == "os.environ"
+            and isinstance(value.slice, ast.Constant)
+            and value.slice.value == "RANK"
+        ):
+            return checker.segment(value)
+        return None
+    if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+        return None
+    name = checker.model.resolve(value.func) or ""
+    if name == "int" and len(value.args) == 1:
+        return _global_rank(checker, value.args[0], line, depth)
+    if (
+        name in ENV_GETTERS
+        and value.args
+        and isinstance(value.args[0], ast.Constant)
+        and value.args[0].value == "RANK"
+    ):
+        return checker.segment(value)
+    if name in GET_RANK and not value.args and not value.keywords:
+        return checker.segment(value)
     return None
 
 
@@ -108,13 +109,45 @@ COLLECTIVES = frozenset(
         "monitored_barrier",
     }
 )
-RANK_TEST = re.compile(
-    r"\b(?:rank|local_rank|global_rank|node_rank|get_rank\(\)|get_local_rank\(\))\s*(?:==|!=)"
-    r"|(?:==|!=)\s*(?:\w+\.)*(?:rank|local_rank|global_rank|get_rank\(\))\b"
-    r"|\bis_(?:main|master|primary)(?:_process|_rank)?\b|\bis_rank_zero\b"
-    r"|\b(?:master|main)_process\b",
-    re.I,
+RANK_NAME = re.compile(r"^(?:rank|local_rank|global_rank|node_rank|rank_id|process_rank)$", re.I)
+MAIN_PROCESS = re.compile(
+    r"^(?:is_(?:main|master|primary)(?:_process|_rank)?|is_rank_zero|(?:main|master)_process)$"
 )
+
+
+def _is_rank(checker: Checker, node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return bool(RANK_NAME.match(node.id))
+    if isinstance(node, ast.Attribute):
+        return bool(RANK_NAME.match(node.attr))
+    if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+        name = checker.model.resolve(node.func) or ""
+        return name.rpartition(".")[2] in ("get_rank", "get_local_rank", "get_node_local_rank")
+    return False
+
+
+def _is_int(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(_is_int(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def rank_test(checker: Checker, test: ast.AST) -> bool:
+    """Whether an `if` test picks some ranks: a rank compared with a number (`rank == 0`,
+    `dist.get_rank() != 0`, `local_rank in [-1, 0]`) or `is_main_process()`-style names."""
+    for inner in ast.walk(test):
+        if isinstance(inner, ast.Compare) and len(inner.comparators) == 1:
+            left, right = inner.left, inner.comparators[0]
+            if (_is_rank(checker, left) and _is_int(right)) or (
+                _is_rank(checker, right) and _is_int(left)
+            ):
+                return True
+        name = inner.id if isinstance(inner, ast.Name) else getattr(inner, "attr", None)
+        if isinstance(inner, (ast.Name, ast.Attribute)) and MAIN_PROCESS.match(name or ""):
+            return True
+    return False
 
 
 def _collective(checker: Checker, node: ast.Call) -> str | None:
@@ -129,6 +162,23 @@ def _calls(checker: Checker, body: list[ast.stmt], wanted: str) -> bool:
         for inner in ast.walk(stmt):
             if isinstance(inner, ast.Call) and _collective(checker, inner) == wanted:
                 return True
+    return False
+
+
+def _called_elsewhere(checker: Checker, block: ast.If, what: str) -> bool:
+    """Whether the function calls the same collective under another rank test: the other
+    ranks' half of a pairing such as `if rank != 0: barrier()` ... `if rank == 0: barrier()`."""
+    function = checker.function or checker.tree
+    inside = {id(inner) for inner in ast.walk(block)}
+    for other in walk_local(function):
+        if (
+            isinstance(other, ast.If)
+            and id(other) not in inside
+            and block not in ast.walk(other)
+            and rank_test(checker, other.test)
+            and (_calls(checker, other.body, what) or _calls(checker, other.orelse, what))
+        ):
+            return True
     return False
 
 
@@ -159,11 +209,11 @@ def collective_under_rank_test(checker: Checker, node: ast.Call) -> None:
     for parent in reversed(checker.parents):
         if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return
-        if not isinstance(parent, ast.If) or not RANK_TEST.search(checker.segment(parent.test)):
+        if not isinstance(parent, ast.If) or not rank_test(checker, parent.test):
             continue
         in_body = parent.body and parent.body[0].lineno <= node.lineno <= parent.body[-1].end_lineno
         other = parent.orelse if in_body else parent.body
-        if _calls(checker, other, what):
+        if _calls(checker, other, what) or _called_elsewhere(checker, parent, what):
             return
         checker.report(
             "PFL502",
@@ -176,20 +226,28 @@ def collective_under_rank_test(checker: Checker, node: ast.Call) -> None:
 
 
 # -- PFL503 -------------------------------------------------------------------------------
+# The public attributes and methods of nn.Module, DistributedDataParallel and DataParallel:
+# every method and `self.x` they assign, read from torch 2.4.1, 2.13 and 2.15 sources.
 MODULE_API = frozenset(
-    """training forward parameters named_parameters buffers named_buffers children
-    named_children modules named_modules state_dict load_state_dict train eval to cuda cpu
-    half float double bfloat16 type zero_grad requires_grad_ apply register_buffer
-    register_parameter register_module add_module register_forward_hook
-    register_forward_pre_hook register_full_backward_hook register_backward_hook
-    register_full_backward_pre_hook get_submodule get_parameter get_buffer extra_repr
-    share_memory to_empty ipu xpu mtia compile set_extra_state get_extra_state
-    register_state_dict_pre_hook register_state_dict_post_hook register_load_state_dict_pre_hook
-    register_load_state_dict_post_hook dump_patches call_super_init module no_sync join
-    join_hook join_device join_process_group register_comm_hook device_ids output_device dim
-    process_group find_unused_parameters static_graph broadcast_buffers
-    gradient_as_bucket_view reducer logger src_device_obj device_type bucket_bytes_cap
-    will_sync_module_buffers mixed_precision""".split()
+    """add_module apply batched_grad_copy bfloat16 broadcast_bucket_size broadcast_buffers
+    bucket_bytes_cap bucket_bytes_cap_default bucket_bytes_cap_list buffer_hook buffers
+    call_super_init children compile cpu cuda device device_ids device_mesh device_type dim
+    double dump_patches eval extra_repr finalize_backward find_unused_parameters float
+    forward forward_sync_buffers gather get_buffer get_extra_state get_parameter
+    get_submodule gradient_as_bucket_view half ipu is_multi_device_module join join_device
+    join_hook join_process_group lazy_bucket_allocation load_state_dict logger
+    mixed_precision module modules modules_buffers mtia named_buffers named_children
+    named_module_buffers named_modules named_parameters no_sync output_device
+    parallel_apply parameters parameters_to_ignore process_group reducer
+    register_backward_hook register_buffer register_comm_hook register_forward_hook
+    register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook
+    register_load_state_dict_post_hook register_load_state_dict_pre_hook register_module
+    register_parameter register_state_dict_post_hook register_state_dict_pre_hook replicate
+    require_backward_grad_sync require_forward_param_sync
+    require_manual_backward_finalization requires_grad_ scatter set_extra_state
+    set_submodule share_memory should_finalize_after_backward skip_all_reduce_unused_params
+    src_device_obj state_dict static_graph to to_empty to_kwargs train training type
+    use_side_stream_for_tensor_copies will_sync_module_buffers xpu zero_grad""".split()
 )
 DDP_NAMES = frozenset(
     {
@@ -247,7 +305,7 @@ def attribute_through_wrapper(checker: Checker, node: ast.Attribute) -> None:
 def _guarded_saves(checker: Checker, function: ast.AST) -> list[tuple[ast.If, ast.Call]]:
     found = []
     for node in walk_local(function):
-        if isinstance(node, ast.If) and RANK_TEST.search(checker.segment(node.test)):
+        if isinstance(node, ast.If) and rank_test(checker, node.test):
             for inner in ast.walk(node):
                 if (
                     isinstance(inner, ast.Call)
