@@ -224,11 +224,13 @@ def part_weights(text: str) -> dict[str, float]:
     return {t: token_weight(t, t in parts) for t in tokens(text, parts)}
 
 
-def normalise_message(text: str) -> str:
-    """A message as compared with error fragments: lower case, one space, digits as 0."""
+def normalise_message(text: str, keep_digits: bool = False) -> str:
+    """A message as compared with error fragments: lower case, one space, digits as 0 (kept
+    where `keep_digits`: to tell fragments apart that differ only in their numbers)."""
     text = text.lower().replace("\u2018", "'").replace("\u2019", "'").replace("`", "'")
     text = text.replace("\u201c", '"').replace("\u201d", '"')
-    text = re.sub(r"\d+", "0", text)
+    if not keep_digits:
+        text = re.sub(r"\d+", "0", text)
     return " ".join(text.split())
 
 

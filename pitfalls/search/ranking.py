@@ -169,16 +169,26 @@ def _index(recipe: Recipe) -> dict:
     return index
 
 
-def _fragment_hit(fragments: list, focus: str, causes: str, rest: str) -> tuple[float, str]:
+# A fragment found with its numbers as written ("3 channels, but got 1") outranks one of the
+# same length found only with its numbers as 0 ("3 channels, but got 32"): half a character.
+EXACT_DIGITS_BONUS = 0.0005
+
+
+def _fragment_hit(
+    fragments: list, focus: str, causes: str, rest: str, focus_digits: str = ""
+) -> tuple[float, str]:
     """(strength, fragment): the longest fragment in the final error (1), in an exception it
     was chained from (0.9: a DataLoader worker's cause, "The above exception..."), or
-    elsewhere, such as a warning printed earlier (0.5)."""
+    elsewhere, such as a warning printed earlier (0.5). In the final error, a fragment whose
+    numbers are the query's own wins a tie (`focus_digits`: the focus with its digits)."""
     best, text = 0.0, ""
     for normalised, original in fragments:
         if len(normalised) < 6:
             continue
         if normalised in focus:
             strength = 1.0 + len(normalised) / 1000
+            if focus_digits and normalise_message(original, keep_digits=True) in focus_digits:
+                strength += EXACT_DIGITS_BONUS
         elif causes and normalised in causes:
             strength = 0.9 + len(normalised) / 1000
         elif rest and normalised in rest:
@@ -236,6 +246,7 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     sequence = [t for t in tokens(parsed.focus) or tokens(parsed.rest) if not t.startswith("#")]
     query_pairs = {f"{a} {b}" for a, b in zip(sequence, sequence[1:])}
     focus, rest = normalise_message(parsed.focus), normalise_message(parsed.rest)
+    focus_digits = normalise_message(parsed.focus, keep_digits=True)
     causes = normalise_message(parsed.causes)
     compact = " ".join(query.lower().split())
     # A query in Chinese is compared with the questions in Chinese (an English one with those
@@ -247,7 +258,7 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
     hits = []
     for recipe, index in indexed:
         token_weights = index["weights"]
-        strength, fragment = _fragment_hit(index["fragments"], focus, causes, rest)
+        strength, fragment = _fragment_hit(index["fragments"], focus, causes, rest, focus_digits)
         matched_mass = guessed_mass = 0.0
         for token, weight in weighted.items():
             best = token_weights.get(token)
@@ -295,8 +306,13 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
             score = FRAGMENT_SCORE + strength
             confident = strength >= 0.9 or confident
         if score > 0.0:
-            hits.append((score, recipe, index, confident, fragment, strength, is_name, explained))
-    hits.sort(key=lambda h: (-h[0], h[1].id))
+            words = max(word_score, question_similarity)
+            hits.append(
+                (score, recipe, index, confident, fragment, strength, is_name, explained, words)
+            )
+    # Recipes tied on the same fragment (one message, two mistakes): the query's other words
+    # decide between them.
+    hits.sort(key=lambda h: (-h[0], -h[8], h[1].id))
     if chinese and len(hits) > 1 and hits[0][3] and hits[0][0] < FRAGMENT_SCORE:
         # Two recipes a hair apart on Chinese words: the words do not decide between them.
         if hits[0][0] - hits[1][0] < CHINESE_CONFIDENT_LEAD:
@@ -311,7 +327,7 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         Hit(
             recipe, round(score, 4), _matched_fields(index, weighted, strength, is_name), sure, frag
         )
-        for score, recipe, index, sure, frag, strength, is_name, _ in hits[:limit]
+        for score, recipe, index, sure, frag, strength, is_name, *_ in hits[:limit]
     ]
 
 
