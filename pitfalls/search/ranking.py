@@ -317,8 +317,11 @@ def search(recipes: Iterable[Recipe], query: str, limit: int = 10) -> list[Hit]:
         # Two recipes a hair apart on Chinese words: the words do not decide between them.
         if hits[0][0] - hits[1][0] < CHINESE_CONFIDENT_LEAD:
             hits[0] = (*hits[0][:3], False, *hits[0][4:])
-    if hits and not hits[0][3] and hits[0][0] < FRAGMENT_SCORE:
-        # The relative rule: a clear lead on word evidence alone.
+    if hits and not hits[0][3] and hits[0][0] < FRAGMENT_SCORE and not parsed.is_error:
+        # The relative rule: a clear lead on word evidence alone, for words a user typed. A
+        # pasted message that no fragment matches shares its template's words with a recipe's
+        # message ("Input type (X) and weight type (Y)..."), and what differs is the part that
+        # decides: a lead on the shared words is no ground for confidence.
         lead = hits[0][0] - (hits[1][0] if len(hits) > 1 else 0.0)
         first = hits[0]
         if first[0] >= LEADING_SCORE and lead >= LEADING_MARGIN and first[7]:
