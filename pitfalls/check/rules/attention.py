@@ -37,7 +37,7 @@ def fp16_fill_overflow(checker: Checker, node: ast.Call) -> None:
 
     ## Why is this bad?
     Under float16 autocast the attention scores are float16, and `masked_fill` refuses a
-    value it cannot represent: "value cannot be converted to type at::Half without
+    value it cannot represent: "value cannot be converted to type c10::Half without
     overflow". The additive form (`mask * -1e9`) overflows silently to `-inf`, and a row with
     every position masked then turns into NaN after the softmax.
 
@@ -218,17 +218,16 @@ def masked_mean(checker: Checker, node: ast.Call) -> None:
     Use instead: `loss = (per_token * mask).sum() / mask.sum()`
     """
     func = node.func
-    if node.keywords or (node.args and not isinstance(func, ast.Name)):
-        if not (checker.callee(node) == "torch.mean" and len(node.args) == 1):
-            return
-    if isinstance(func, ast.Attribute) and func.attr == "mean" and not node.args:
-        product = func.value
-        if checker.callee(node) == "torch.mean":
-            return
-    elif checker.callee(node) == "torch.mean" and len(node.args) == 1 and not node.keywords:
-        product = node.args[0]
-    else:
+    if not isinstance(func, ast.Attribute) or func.attr != "mean" or node.keywords:
         return
+    if checker.callee(node) == "torch.mean":
+        if len(node.args) != 1:
+            return  # `torch.mean(x, dim)`: a mean over some dimensions
+        product = node.args[0]
+    elif node.args:
+        return
+    else:
+        product = func.value
     if not (isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult)):
         return
     if not (_is_mask(product.left) or _is_mask(product.right)):
