@@ -13,8 +13,9 @@ import pytest
 from textual.widgets import Input
 
 from pitfalls.catalogue.registry import Registry, Source
+from pitfalls.doctor import Check
 from pitfalls.tui.app import PitfallsApp
-from pitfalls.tui.fakes import FakeRunner
+from pitfalls.tui.fakes import FakeDoctor, FakeRunner
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tui_recipes"
 SIZE = (100, 32)
@@ -134,6 +135,27 @@ def test_run_error_panel(snap_compare, lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGS)
 def test_verify(snap_compare, lang: str) -> None:
     assert snap_compare(make_app(lang), terminal_size=SIZE, run_before=driver("v"))
+
+
+DOCTOR_CHECKS = [
+    Check("cuda", "ok", "CUDA 12.4, 1 device", "", ""),
+    Check(
+        "numpy-abi",
+        "problem",
+        "NumPy 2.1 with a torch built against NumPy 1",
+        "pip install 'numpy<2'",
+        "numpy-abi-mismatch",
+    ),
+    Check("shm", "warning", "/dev/shm is 64 MB", "use --shm-size=8g", "tui-sleep"),
+]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_doctor(snap_compare, lang: str) -> None:
+    """`e`: the environment checks (canned, so no machine reaches the screenshot)."""
+    app = make_app(lang)
+    app.doctor = FakeDoctor(DOCTOR_CHECKS)
+    assert snap_compare(app, terminal_size=SIZE, run_before=driver("e"))
 
 
 @pytest.mark.parametrize("lang", LANGS)
