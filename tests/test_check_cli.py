@@ -321,7 +321,7 @@ def test_explain_prints_the_rule_and_its_recipe() -> None:
     data = json.loads(
         runner.invoke(app, ["check", "--explain", "PFL003", "--output-format", "json"]).stdout
     )
-    assert data["recipe"] == "dataloader-len" and data["fix"] == "always"
+    assert data["recipe"] == "dataloader-len" and data["fix"] == "sometimes"
 
 
 def test_show_looks_up_a_rule_code_first_and_lists_rules() -> None:

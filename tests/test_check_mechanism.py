@@ -369,3 +369,36 @@ def test_a_method_summary_through_self_and_through_an_instance() -> None:
         "    unknown = nn.BCELoss()(clf.proba(x), y)\n"
     )
     assert codes(source, ["PFL203"]) == [(16, "PFL203"), (19, "PFL203")]
+
+
+def test_no_fix_for_next_on_a_name_bound_only_further_down_the_loop() -> None:
+    # On the first iteration `it` is None: `it.next()` raises the AttributeError the handler
+    # catches, `next(it)` a TypeError it does not. The binding above the loop is fixed.
+    source = (
+        "import torch\n"
+        "def f(loader, other, steps):\n"
+        "    it, fixed = None, iter(other)\n"
+        "    for _ in range(steps):\n"
+        "        try:\n"
+        "            x = it.next()\n"
+        "        except (AttributeError, StopIteration):\n"
+        "            it = iter(loader)\n"
+        "        y = fixed.next()\n"
+    )
+    findings = run(source, ["PFL003"]).findings
+    assert [(f.line, bool(f.edits)) for f in findings] == [(6, False), (9, True)]
+    assert "further down the loop" in findings[0].message
+
+
+def test_fixing_the_mechanism_fixtures_keeps_them_parsing() -> None:
+    changed = 0
+    for path in sorted(MECH.glob("*.py")):
+        fixed = run(path.read_text(encoding="utf-8"), ["ALL"], fix=True).fixed
+        if fixed is not None:
+            changed += 1
+            ast.parse(fixed)
+            again = run(fixed, ["ALL"]).findings
+            assert not [f for f in again if f.edits]  # converged in one round
+            carried = [f for f in again if f.code == "PFL003"]
+            assert all("further down the loop" in f.message for f in carried)
+    assert changed >= 1

@@ -72,7 +72,7 @@ RULES: dict[str, Rule] = _rules(
         "iterator-next-method",
         "Python 3 iterators have no `.next()`: use `next(it)`",
         "dataloader-len",
-        fix="always",
+        fix="sometimes",
     ),
     Rule(
         "PFL004",

@@ -61,6 +61,9 @@ class Scope:
     opaque: dict[str, int] = field(default_factory=dict)
     # Names whose latest binding is an instance of a class of this file: name -> class.
     instances: dict[str, str] = field(default_factory=dict)
+    # Names whose kind reached them only over a loop's back edge (`SemanticModel.
+    # bind_back_edge`): on the first iteration they may still hold something else.
+    carried: set[str] = field(default_factory=set)
     _evidence: Evidence | None = None
     _reaching: Reaching | None = None
 
@@ -340,6 +343,7 @@ class FileScopes:
         unknown kind (see `Scope.opaque`)."""
         self.scope.names[name] = kind
         self.scope.instances.pop(name, None)
+        self.scope.carried.discard(name)
         if opaque_at is not None:
             self.scope.opaque[name] = opaque_at
         else:

@@ -424,6 +424,15 @@ class SemanticModel(FileScopes):
         for name, kind in carried.items():
             if self.scope.lookup(name)[1] is None:
                 self.bind(name, kind)
+                self.scope.carried.add(name)
+
+    def only_carried(self, node: ast.AST) -> bool:
+        """Whether `node` is a name whose kind comes only over a loop's back edge, so that
+        on the first iteration it may hold something else (`None`, nothing at all)."""
+        if not isinstance(node, ast.Name):
+            return False
+        scope = self.scope.find(node.id)
+        return scope is not None and node.id in scope.carried
 
     def bind_loop(self, target: ast.AST, iterable: ast.AST) -> None:
         """Bind a `for` target from what it iterates: parameters, modules, a loader; for

@@ -78,7 +78,10 @@ def iterator_next_method(checker: Checker, node: ast.Call) -> None:
     Use instead: `images, labels = next(iter(loader))`
 
     ## Fix safety
-    Always safe: the receiver is known to come from `iter()`.
+    Safe where the receiver is known to come from `iter()`. Where it is bound to `iter()`
+    only further down the loop (`except StopIteration: it = iter(loader)`), it may hold
+    something else on the first iteration (`None`, whose `.next()` raises an
+    AttributeError that a handler may be catching), and no fix is offered.
     """
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr == "next") or node.args or node.keywords:
@@ -89,10 +92,18 @@ def iterator_next_method(checker: Checker, node: ast.Call) -> None:
     receiver = checker.segment(func.value)
     start, end = checker.offsets(node)
     what = "a DataLoader iterator" if kind == LOADER_ITERATOR else "an iterator"
+    message = f"`.next()` on {what} fails in Python 3: use `next({receiver})`"
+    if checker.model.only_carried(func.value):
+        message = (
+            f"`.next()` on {what} (bound further down the loop, used here from the second "
+            f"iteration) fails in Python 3: use `next({receiver})`"
+        )
+        checker.report("PFL003", node, message)
+        return
     checker.report(
         "PFL003",
         node,
-        f"`.next()` on {what} fails in Python 3: use `next({receiver})`",
+        message,
         edits=(Edit(start, end, f"next({receiver})"),),
         fix_title=f"Replace with `next({receiver})`",
     )
