@@ -23,7 +23,7 @@ from pitfalls.search.phrases import mark_phrases
 from pitfalls.search.zh_variants import as_simplified
 from pitfalls.search.zh_words import chinese_runs, chinese_tokens
 
-INDEX_VERSION = 6
+INDEX_VERSION = 7
 
 _NOISE = [
     re.compile(r"0x[0-9a-fA-F]+"),  # addresses
