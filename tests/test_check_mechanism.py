@@ -402,3 +402,23 @@ def test_fixing_the_mechanism_fixtures_keeps_them_parsing() -> None:
             carried = [f for f in again if f.code == "PFL003"]
             assert all("further down the loop" in f.message for f in carried)
     assert changed >= 1
+
+
+def test_a_parameter_subclass_is_a_tensor_not_a_module() -> None:
+    # Made by a method (summarised one call deep), a FlatParameter-style subclass of
+    # nn.Parameter must not become a module: `.requires_grad = ...` on it is right.
+    source = (
+        "import torch\nimport torch.nn as nn\n"
+        "class FlatParameter(nn.Parameter):\n"
+        "    pass\n"
+        "class Handle:\n"
+        "    def __init__(self, t):\n"
+        "        self.flat = self.make(t)\n"
+        "    def make(self, t):\n"
+        "        return FlatParameter(t)\n"
+        "    def reset(self, flag):\n"
+        "        flat = self.flat\n"
+        "        flat.requires_grad = flag\n"
+        "        g = flat.grad.data\n"
+    )
+    assert codes(source, ["PFL013", "PFL102"]) == [(13, "PFL102")]

@@ -201,9 +201,26 @@ def is_module_base(base: str) -> bool:
     return False
 
 
+# Classes under torch.nn whose subclasses are tensors, not modules.
+_TENSOR_BASES = frozenset(
+    {
+        "torch.nn.Parameter",
+        "torch.nn.parameter.Parameter",
+        "torch.nn.Buffer",
+        "torch.nn.parameter.Buffer",
+        "torch.nn.UninitializedParameter",
+        "torch.nn.parameter.UninitializedParameter",
+        "torch.nn.UninitializedBuffer",
+        "torch.nn.parameter.UninitializedBuffer",
+    }
+)
+
+
 def base_class_kind(base: str) -> str | None:
     """MODULE or DATASET when a class deriving from `base` (a dotted name) is one."""
     last = base.rsplit(".", 1)[-1]
+    if base in _TENSOR_BASES:
+        return None  # `class FlatParameter(nn.Parameter)`: its instances are tensors
     if base.startswith(("torch.nn.", "torchvision.models.")) and last[:1].isupper():
         return MODULE
     if is_module_base(base):
