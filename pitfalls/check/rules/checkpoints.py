@@ -44,6 +44,12 @@ def local_values(checker: Checker) -> dict[str, list[tuple[int, ast.AST | None]]
     return checker.cached(function, "local-values", compute)  # type: ignore[no-any-return]
 
 
+def mentions(checker: Checker, word: str) -> bool:
+    """Whether the file's text contains `word` (once per file, for rules that need a name
+    to appear before they look at any node)."""
+    return checker.cached(checker.tree, "mentions:" + word, lambda: word in checker.text)  # type: ignore[no-any-return]
+
+
 def value_before(checker: Checker, name: str, line: int) -> ast.AST | None:
     """The value of the last plain binding of `name` above `line` in the function at hand,
     or None when there is none or the last binding is not plain."""

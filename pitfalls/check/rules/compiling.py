@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
+from pitfalls.check.rules.checkpoints import mentions
 
 COMPILERS = frozenset({"torch.compile"})
 BREAKING_METHODS = {"item": "`.item()`", "numpy": "`.numpy()`", "tolist": "`.tolist()`"}
@@ -61,10 +62,12 @@ def graph_breaks(checker: Checker, node: ast.FunctionDef | ast.AsyncFunctionDef)
     Use instead: keep values as tensors inside (`amax()` rather than `max().item()`,
     `torch.where` for a branch) and log outside, after the compiled call returns.
     """
-    if not (_decorated(checker, node) or node.name in _compiled_names(checker)):
-        return
-    if checker.function is not None and not _decorated(checker, node):
-        return  # a nested function of the same name as a compiled one elsewhere
+    decorated = _decorated(checker, node)
+    if not decorated:
+        if checker.function is not None or not mentions(checker, "compile("):
+            return  # a nested function is compiled only by its decorator here
+        if node.name not in _compiled_names(checker):
+            return
     for inner in walk_local(node):
         if not isinstance(inner, ast.Call):
             continue
@@ -117,7 +120,7 @@ NOT_TENSOR_ANNOTATIONS = ("int", "float", "bool", "str", "Optional", "list", "tu
 
 def _traces(checker: Checker) -> bool:
     def compute() -> bool:
-        if "trace" not in checker.text:
+        if not mentions(checker, "trace"):
             return False
         return any(
             isinstance(node, ast.Call)

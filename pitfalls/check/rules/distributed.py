@@ -8,7 +8,7 @@ import ast
 import re
 
 from pitfalls.check.checker import Checker, check, documents, walk_local
-from pitfalls.check.rules.checkpoints import local_values, value_before
+from pitfalls.check.rules.checkpoints import local_values, mentions, value_before
 
 # -- PFL501 -------------------------------------------------------------------------------
 ENV_GETTERS = frozenset({"os.environ.get", "os.getenv"})
@@ -282,7 +282,7 @@ def attribute_through_wrapper(checker: Checker, node: ast.Attribute) -> None:
     if not isinstance(node.ctx, ast.Load) or not isinstance(node.value, ast.Name):
         return
     attr = node.attr
-    if attr.startswith("_") or attr in MODULE_API:
+    if attr.startswith("_") or attr in MODULE_API or not mentions(checker, "DataParallel("):
         return
     name = node.value.id
     values = [b for b in local_values(checker).get(name, ()) if b[0] < node.lineno]
@@ -398,7 +398,7 @@ def sampler_without_set_epoch(checker: Checker, node: ast.Call) -> None:
 
     Use instead: `sampler.set_epoch(epoch)` at the start of each epoch, before iterating.
     """
-    if "set_epoch" in checker.text or checker.callee(node) not in SAMPLERS:
+    if checker.callee(node) not in SAMPLERS or mentions(checker, "set_epoch"):
         return
     for keyword in node.keywords:
         if keyword.arg == "shuffle" and not (
