@@ -282,7 +282,7 @@ def attribute_through_wrapper(checker: Checker, node: ast.Attribute) -> None:
     if not isinstance(node.ctx, ast.Load) or not isinstance(node.value, ast.Name):
         return
     attr = node.attr
-    if attr.startswith("_") or attr in MODULE_API or not mentions(checker, "DataParallel("):
+    if attr.startswith("_") or attr in MODULE_API or not mentions(checker, "DataParallel"):
         return
     name = node.value.id
     values = [b for b in local_values(checker).get(name, ()) if b[0] < node.lineno]
