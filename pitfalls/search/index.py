@@ -23,7 +23,7 @@ from pitfalls.search.phrases import mark_phrases
 from pitfalls.search.zh_variants import as_simplified
 from pitfalls.search.zh_words import chinese_runs, chinese_tokens
 
-INDEX_VERSION = 7
+INDEX_VERSION = 8
 
 _NOISE = [
     re.compile(r"0x[0-9a-fA-F]+"),  # addresses
@@ -66,6 +66,30 @@ _IZE = re.compile(r"(?<=[a-z]{3})iz(?=[eai])")
 _NOT_INFLECTED = frozenset(
     "string during thing nothing something anything everything embed spring bring".split()
 )
+# Irregular past forms, as the verb: "frozen layers" meets "freeze layers".
+_IRREGULAR = {
+    "frozen": "freeze",
+    "froze": "freeze",
+    "broken": "break",
+    "broke": "break",
+    "written": "write",
+    "wrote": "write",
+    "hidden": "hide",
+    "chosen": "choose",
+    "taken": "take",
+    "took": "take",
+    "given": "give",
+    "gave": "give",
+    "ran": "run",
+    "grew": "grow",
+    "grown": "grow",
+    "shrank": "shrink",
+    "shrunk": "shrink",
+    "thrown": "throw",
+    "threw": "throw",
+    "fell": "fall",
+    "fallen": "fall",
+}
 # Terminal colours: IPython, Jupyter and Python 3.13 colour their tracebacks.
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 # A method or attribute whose name is a stopword (`x.to(device)`, `tensor.to`) still names an
@@ -95,6 +119,7 @@ def _stem(word: str) -> str:
     """A light English suffix stemmer, the same for queries and recipes: plurals and verb
     forms meet (`gradients` -> `gradient`, `accumulates`, `accumulated`, `accumulating` and
     `accumulate` -> `accumulat`, `padded` -> `pad`), and US -ize meets UK -ise."""
+    word = _IRREGULAR.get(word, word)
     if len(word) <= 3:
         return word
     if not word.isalpha():
