@@ -1661,6 +1661,406 @@ AttributeError: 'NoneType' object has no attribute 'data'""",
         "zero-grad-missing",
         "zh",
     ),
+    # ================================================================== recipes added later
+    # Written by a third author (the search's owner) for the 53 recipes added when the
+    # catalogue grew past 78 (compile and export, attention and precision, memory,
+    # distributed, Apple MPS, environment), from their Symptom sections and before the
+    # ranking was tuned for them, without their recipe.toml open: tracebacks as pasted (logs
+    # with `[rank0]:` and glog prefixes, Windows paths, chained messages, older wordings) and
+    # questions in the words of forum posts, in English and Chinese.
+    (
+        """[rank0]:W1130 14:22:07.512000 88213 site-packages/torch/_dynamo/convert_frame.py:964] [0/8] torch._dynamo hit config.recompile_limit (8)
+[rank0]:W1130 14:22:07.512000 88213 site-packages/torch/_dynamo/convert_frame.py:964] [0/8]    function: 'forward' (/home/lin/proj/models/policy.py:88)
+[rank0]:W1130 14:22:07.512000 88213 site-packages/torch/_dynamo/convert_frame.py:964] [0/8]    last reason: 0/7: self.global_step == 7
+[rank0]:W1130 14:22:07.512000 88213 site-packages/torch/_dynamo/convert_frame.py:964] [0/8] To log all recompilation reasons, use TORCH_LOGS="recompiles".""",
+        "compile-recompiles",
+        "error",
+    ),
+    (
+        "torch.compile on my BERT classifier is slower than eager in real training. every batch is "
+        "padded to its own max length and TORCH_LOGS=recompiles prints a new compile for almost every step",
+        "compile-variable-seq-len",
+        "en",
+    ),
+    (
+        "compiled my model with torch.compile and got basically zero speedup. dynamo explain says "
+        "Graph Break Count: 12, apparently from a print() and a .item() call inside forward",
+        "compile-graph-breaks",
+        "en",
+    ),
+    (
+        "torch.compile 之后几乎没有加速，用 dynamo explain 看到好多图中断，是不是 forward 里的 print 导致的",
+        "compile-graph-breaks",
+        "zh",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "/home/ana/exp/train.py", line 61, in <module>
+    loss = compiled(x).sum()
+  File "/opt/conda/lib/python3.11/site-packages/torch/_dynamo/eval_frame.py", line 451, in _fn
+    return fn(*args, **kwargs)
+  File "/opt/conda/lib/python3.11/site-packages/torch/_dynamo/convert_frame.py", line 921, in catch_errors
+    return callback(frame, cache_entry, hooks, frame_state, skip=1)
+torch._dynamo.exc.BackendCompilerFailed: backend='inductor' raised:
+RuntimeError: Cannot find a working triton installation. More information on installing Triton can be found at https://github.com/openai/triton
+
+Set TORCH_LOGS="+dynamo" and TORCHDYNAMO_VERBOSE=1 for more information
+
+
+You can suppress this exception and fall back to eager by setting:
+    import torch._dynamo
+    torch._dynamo.config.suppress_errors = True""",
+        "compile-toolchain",
+        "error",
+    ),
+    (
+        "Windows 上用 torch.compile 一运行就报找不到可用的 C++ 编译器，是不是得先装 Visual Studio",
+        "compile-toolchain",
+        "zh",
+    ),
+    (
+        "benchmarked torch.compile vs eager with time.time() around the first call and the compiled "
+        "one takes 40 seconds against 0.02 s eager. is compile broken on my machine?",
+        "compile-warmup-timing",
+        "en",
+    ),
+    (
+        "模型 torch.compile 之后，再给某一层注册的 forward hook 根本不执行，收集激活的列表一直是空的",
+        "compile-state-changes",
+        "zh",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "C:\\Users\\mei\\deploy\\serve.py", line 40, in predict
+    out = ep.module()(batch)
+  File "C:\\Users\\mei\\miniconda3\\Lib\\site-packages\\torch\\fx\\graph_module.py", line 822, in call_wrapped
+    return self._wrapped_call(self, *args, **kwargs)
+  File "C:\\Users\\mei\\miniconda3\\Lib\\site-packages\\torch\\export\\_unlift.py", line 60, in _check_input_constraints_pre_hook
+    return _check_input_constraints_for_graph(
+RuntimeError: Expected input at *args[0].shape[0] to be equal to 1, but got 16""",
+        "export-dynamic-shapes",
+        "error",
+    ),
+    (
+        "torch.export 导出模型的时候报 data-dependent 的错，模型 forward 里有一个 if mask.sum() > 0 的分支，eager 下跑得好好的",
+        "export-data-dependent",
+        "zh",
+    ),
+    (
+        "model traced with torch.jit.trace gives different outputs than the python model on longer "
+        "inputs. there was some TracerWarning when I traced it but I ignored it",
+        "jit-trace-control-flow",
+        "en",
+    ),
+    (
+        "switched my transformer from nn.MultiheadAttention to F.scaled_dot_product_attention and passed "
+        "the same boolean padding mask. now the training loss is suspiciously low and generation is garbage",
+        "attention-mask-polarity",
+        "en",
+    ),
+    (
+        "注意力掩码是不是传反了？SDPA 里 attn_mask 为 True 的位置到底是屏蔽还是参与计算",
+        "attention-mask-polarity",
+        "zh",
+    ),
+    (
+        "transformer loss turns into nan on the batch that has an empty sequence. I masked_fill the "
+        "padded keys with -inf before the softmax",
+        "attention-fully-masked-nan",
+        "en",
+    ),
+    (
+        """  File "/workspace/llm/modeling.py", line 233, in forward
+    attn = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=self.p)
+RuntimeError: Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: float and  query.dtype: c10::BFloat16 instead.""",
+        "sdpa-mask-dtype",
+        "error",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "/home/tom/nmt/train.py", line 144, in <module>
+    logits = model(src, tgt, src_mask)
+  File "/home/tom/nmt/model.py", line 71, in forward
+    scores = scores.masked_fill(mask == 0, -1e9)
+RuntimeError: value cannot be converted to type at::Half without overflow""",
+        "fp16-fill-overflow",
+        "error",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "finetune.py", line 212, in <module>
+    scaler.step(optimizer)
+  File "/usr/local/lib/python3.10/dist-packages/torch/amp/grad_scaler.py", line 451, in step
+    self.unscale_(optimizer)
+  File "/usr/local/lib/python3.10/dist-packages/torch/amp/grad_scaler.py", line 338, in unscale_
+    optimizer_state["found_inf_per_device"] = self._unscale_grads_(
+  File "/usr/local/lib/python3.10/dist-packages/torch/amp/grad_scaler.py", line 260, in _unscale_grads_
+    raise ValueError("Attempting to unscale FP16 gradients.")
+ValueError: Attempting to unscale FP16 gradients.""",
+        "gradscaler-bf16",
+        "error",
+    ),
+    (
+        "I converted the model with .half() to save memory and train it with Adam, no autocast. after "
+        "the first optimizer step every weight is nan",
+        "fp16-adam-eps",
+        "en",
+    ),
+    (
+        "用了 torch.autocast 混合精度以后，forward 里有一层报数据类型不一致，一边是 BFloat16 一边是 Float",
+        "autocast-dtype-mismatch",
+        "zh",
+    ),
+    (
+        "bf16 training is 3x slower than fp32 on a colab T4, but torch.cuda.is_bf16_supported() says True??",
+        "bf16-unsupported-gpu",
+        "en",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "/data/seg/train.py", line 98, in <module>
+    loss.backward()
+torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU 0 has a total capacity of 23.64 GiB of which 812.56 MiB is free. Including non-PyTorch memory, this process has 22.83 GiB memory in use. Of the allocated memory 14.20 GiB is allocated by PyTorch, and 8.18 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)""",
+        "cuda-memory-fragmentation",
+        "error",
+    ),
+    (
+        "显存明明还有 8G 被 PyTorch 预留着没分配，还是报 OOM，是显存碎片的问题吗？脚本里设置了 expandable_segments 也没用",
+        "cuda-memory-fragmentation",
+        "zh",
+    ),
+    (
+        "validation loop goes OOM after a few hundred batches while training is fine. I append the "
+        "logits of every batch to a list so I can compute the AUC at the end",
+        "accumulate-outputs-memory",
+        "en",
+    ),
+    (
+        "7B 模型的 bf16 权重文件才 14G，加载到 24G 的显卡上就爆显存了，是加载方式不对吗",
+        "load-dtype-memory",
+        "zh",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "/home/r/gen/sample.py", line 57, in <module>
+    ids = model.generate(prompt, max_new_tokens=64)
+  File "/home/r/.local/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1931, in __getattr__
+    raise AttributeError(
+AttributeError: 'DistributedDataParallel' object has no attribute 'generate'""",
+        "ddp-module-attributes",
+        "error",
+    ),
+    (
+        "多卡 DDP 训练到 epoch 快结束的时候卡住不动了，也不报错，过了半小时才报 NCCL 超时，数据是我自己按 rank 切分的",
+        "ddp-uneven-inputs-hang",
+        "zh",
+    ),
+    (
+        "同一台机器上再起一个 torchrun 任务就报 29500 端口被占用，怎么换端口",
+        "distributed-port-in-use",
+        "zh",
+    ),
+    (
+        "running my DDP script with plain python train.py to debug it crashes at DistributedSampler "
+        "saying the default process group has not been initialized",
+        "process-group-not-initialized",
+        "en",
+    ),
+    (
+        """/opt/conda/lib/python3.10/site-packages/torch/distributed/launch.py:183: FutureWarning: The module torch.distributed.launch is deprecated
+and will be removed in future. Use torchrun.
+Note that --use-env is set by default in torchrun.
+  warnings.warn(
+usage: train.py [-h] [--local_rank LOCAL_RANK] [--epochs EPOCHS]
+train.py: error: unrecognized arguments: --local-rank=1
+ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 2) local_rank: 0 (pid: 5121) of binary: /opt/conda/bin/python""",
+        "torchrun-local-rank",
+        "error",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "/home/wu/det/train_ddp.py", line 30, in <module>
+    torch.cuda.set_device(local_rank)
+  File "/home/wu/.conda/envs/det/lib/python3.9/site-packages/torch/cuda/__init__.py", line 404, in set_device
+    torch._C._cuda_setDevice(device)
+RuntimeError: CUDA error: invalid device ordinal
+CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.
+For debugging consider passing CUDA_LAUNCH_BLOCKING=1.""",
+        "invalid-device-ordinal",
+        "error",
+    ),
+    (
+        "in DDP only rank 0 saves the checkpoint, then every rank loads it right away to evaluate the "
+        "best model, and rank 3 crashes with FileNotFoundError",
+        "distributed-save-every-rank",
+        "en",
+    ),
+    (
+        "FSDP 训练保存 checkpoint 的时候只在 rank 0 上调用了 get_model_state_dict，结果程序卡住，最后超时",
+        "fsdp-state-dict",
+        "zh",
+    ),
+    (
+        "DDP validation accuracy printed on rank 0 changes when I go from 2 GPUs to 4, same checkpoint",
+        "ddp-metrics-per-rank",
+        "en",
+    ),
+    (
+        "M1 Mac 上 torch.backends.mps.is_available() 返回 False，系统是 macOS 14，Python 是用 x86 的 conda 装的",
+        "mps-not-available",
+        "zh",
+    ),
+    (
+        "on my macbook m2 torchvision nms is not implemented for the MPS device. I set "
+        "PYTORCH_ENABLE_MPS_FALLBACK=1 in the notebook and still get the same error",
+        "mps-unsupported-op",
+        "en",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "/Users/kim/sd/txt2img.py", line 88, in <module>
+    image = pipe(prompt).images[0]
+RuntimeError: MPS backend out of memory (MPS allocated: 17.93 GB, other allocations: 1.20 GB, max allowed: 18.13 GB). Tried to allocate 256.00 MB on private pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit for memory allocations (may cause system failure).""",
+        "mps-out-of-memory",
+        "error",
+    ),
+    (
+        "同一个模型在苹果芯片的 mps 上和 cpu 上算出来的 loss 差很多，mps 上训练不收敛，怎么定位是哪个算子出的问题",
+        "mps-check-against-cpu",
+        "zh",
+    ),
+    (
+        """A module that was compiled using NumPy 1.x cannot be run in
+NumPy 2.1.3 as it may crash. To support both 1.x and 2.x
+versions of NumPy, modules must be compiled with NumPy 2.0.
+Some module may need to rebuild instead e.g. with 'pybind11>=2.12'.
+
+Traceback (most recent call last):  File "/home/p/app.py", line 2, in <module>
+    import torchvision
+  File "/home/p/venv/lib/python3.10/site-packages/torchvision/__init__.py", line 6, in <module>
+    from torchvision import _meta_registrations, datasets, io, models, ops, transforms, utils
+AttributeError: _ARRAY_API not found""",
+        "numpy-abi-mismatch",
+        "error",
+    ),
+    (
+        "jupyter kernel dies every time I call plt.show() after training on my mac, no traceback at all. "
+        "someone said to set KMP_DUPLICATE_LIB_OK=TRUE, is that safe?",
+        "openmp-duplicate-runtime",
+        "en",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "/Users/ben/Desktop/torch.py", line 2, in <module>
+    import torch.nn as nn
+  File "/Users/ben/Desktop/torch.py", line 2, in <module>
+    import torch.nn as nn
+ModuleNotFoundError: No module named 'torch.nn'; 'torch' is not a package""",
+        "module-shadowing",
+        "error",
+    ),
+    (
+        "Windows 下 DataLoader 的 num_workers 设成 4 就报 RuntimeError，网上说要把代码放到 if __name__ == '__main__' 下面",
+        "main-guard-spawn",
+        "zh",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "debug_loader.py", line 19, in <module>
+    loader = DataLoader(ds, batch_size=32, num_workers=0, persistent_workers=True)
+  File "/home/n/.venv/lib/python3.12/site-packages/torch/utils/data/dataloader.py", line 268, in __init__
+    raise ValueError("persistent_workers option needs num_workers > 0")
+ValueError: persistent_workers option needs num_workers > 0""",
+        "dataloader-options-without-workers",
+        "error",
+    ),
+    (
+        "GPU utilization keeps jumping between 0 and 100% and training is slow. num_workers is 0 and "
+        "I decode the jpegs with PIL in __getitem__",
+        "dataloader-throughput",
+        "en",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "infer.py", line 12, in <module>
+    model = torch.load("unet_best.pth", weights_only=False)
+  File "/home/s/miniconda3/lib/python3.11/site-packages/torch/serialization.py", line 1384, in load
+    return _load(
+  File "/home/s/miniconda3/lib/python3.11/site-packages/torch/serialization.py", line 1872, in _load
+    result = unpickler.load()
+  File "/home/s/miniconda3/lib/python3.11/site-packages/torch/serialization.py", line 1861, in find_class
+    return super().find_class(mod_name, name)
+AttributeError: Can't get attribute 'UNet' on <module '__main__' from '/home/s/seg/infer.py'>""",
+        "whole-model-pickle",
+        "error",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "resume.py", line 33, in <module>
+    ckpt = torch.load(args.resume, map_location="cpu")
+  File "/home/j/.venv/lib/python3.12/site-packages/torch/serialization.py", line 1470, in load
+    raise pickle.UnpicklingError(_get_wo_message(str(e))) from None
+_pickle.UnpicklingError: Weights only load failed. This file can still be loaded, to do so you have two options, do those steps only if you trust the source of the checkpoint.
+	(1) In PyTorch 2.6, we changed the default value of the `weights_only` argument in `torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file from a trusted source.
+	(2) Alternatively, to load with `weights_only=True` please check the recommended steps in the following error message.
+	WeightsUnpickler error: Unsupported global: GLOBAL argparse.Namespace was not an allowed global by default. Please use `torch.serialization.add_safe_globals([argparse.Namespace])` or the `torch.serialization.safe_globals([argparse.Namespace])` context manager to allowlist this global if you trust this class/function.
+
+Check the documentation of torch.load to learn more about types accepted by default with weights_only https://pytorch.org/docs/stable/generated/torch.load.html.""",
+        "checkpoint-objects-weights-only",
+        "error",
+    ),
+    (
+        "从 huggingface 上 git clone 下来的 pytorch_model.bin 只有 134 字节，torch.load 一直报 pickle 的错",
+        "checkpoint-not-a-checkpoint",
+        "zh",
+    ),
+    (
+        "old pytorch 0.3 tutorial code: train_loss += loss.data[0] now raises an IndexError",
+        "zero-dim-index",
+        "en",
+    ),
+    (
+        "torch.solve was removed in newer versions, what do I replace it with? porting an old physics repo",
+        "deprecated-apis",
+        "en",
+    ),
+    (
+        "灰度图喂给预训练的 resnet 报错，说通道数不对，期望 3 个通道",
+        "conv-input-channels",
+        "zh",
+    ),
+    (
+        "pretrained resnet50 predicts the same wrong class for every image. I load them with "
+        "torchvision.io.read_image and then normalize with the imagenet mean and std",
+        "image-tensor-scale",
+        "en",
+    ),
+    (
+        """Traceback (most recent call last):
+  File "/home/q/asr/model.py", line 52, in forward
+    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+  File "/home/q/.venv/lib/python3.10/site-packages/torch/nn/utils/rnn.py", line 338, in pack_padded_sequence
+    data, batch_sizes = _VF._pack_padded_sequence(input, lengths, batch_first)
+RuntimeError: 'lengths' argument should be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor""",
+        "rnn-pack-lengths",
+        "error",
+    ),
+    (
+        "batch size 从 16 改成 128 以后训练就发散了，学习率没动，loss 用的是 reduction='sum'",
+        "loss-reduction-scale",
+        "zh",
+    ),
+    (
+        "with torch.compile mode=reduce-overhead, keeping the outputs in a list for metrics fails with "
+        "an error that the tensor output of CUDAGraphs was overwritten by a subsequent run",
+        "cudagraphs-output-overwritten",
+        "en",
+    ),
+    (
+        "fine-tune 的时候冻结了 backbone，可是 model.eval() 之后验证集准确率掉了一大截",
+        "bn-eval-running-stats",
+        "zh",
+    ),
 ]
 
 # Another recipe that is a defensible answer where the text is genuinely shared: the same

@@ -196,7 +196,7 @@ def test_pids_paths_and_shapes_do_not_change_the_answer(catalogue) -> None:
 
 
 def test_the_evaluation_set_written_by_a_second_author(catalogue) -> None:
-    """tests/search_eval.py: about 200 errors and descriptions in English and Chinese, written
+    """tests/search_eval.py: about 260 errors and descriptions in English and Chinese, written
     without looking at the recipes' own fields, plus 30 unrelated queries."""
     from search_eval import ACCEPTABLE, CASES, UNRELATED
 
@@ -583,3 +583,69 @@ def test_a_how_to_question_needs_a_recipe_that_asks_it_to_be_confident(catalogue
     assert hits[0].recipe.id == "conv-channels-last-input" and hits[0].confident
     hits = search(catalogue, "How to freeze layers for fine-tuning, but they still train")
     assert hits[0].recipe.id == "require-grad-typo" and hits[0].confident
+
+
+def test_a_fragment_with_the_query_s_own_numbers_wins_a_tie(catalogue) -> None:
+    # "to have 3 channels, but got 1" and "... but got 32" are one fragment once digits are 0.
+    hits = search(catalogue, "to have 3 channels, but got 1 channels instead")
+    assert hits[0].recipe.id == "conv-input-channels" and hits[0].confident
+    hits = search(
+        catalogue, "expected input[8, 224, 224, 3] to have 3 channels, but got 224 channels instead"
+    )
+    assert hits[0].recipe.id != "conv-input-channels"
+
+
+def test_recipes_tied_on_a_fragment_are_ordered_by_the_other_words(catalogue) -> None:
+    # Both recipes hold "mat1 and mat2 must have the same dtype": the rest of the query decides.
+    bare = search(catalogue, "RuntimeError: mat1 and mat2 must have the same dtype")
+    assert bare[0].recipe.id == "numpy-float64"
+    amp = search(
+        catalogue,
+        "RuntimeError: mat1 and mat2 must have the same dtype, but got BFloat16 and Float",
+    )
+    assert amp[0].recipe.id == "autocast-dtype-mismatch"
+
+
+def test_a_pasted_message_no_fragment_matches_is_not_confident_on_a_lead(catalogue) -> None:
+    # The template of device-mismatch's message, with the slot that decides filled otherwise.
+    text = (
+        'File "conv.py", line 349, in _conv_forward\n'
+        "RuntimeError: Input type (torch.DoubleTensor) and weight type (torch.FloatTensor) "
+        "should be the same"
+    )
+    assert best_match(catalogue, text) is None
+
+
+def test_a_question_is_like_a_query_by_how_much_of_the_query_it_explains() -> None:
+    from pitfalls.search.ranking import _similarity
+
+    idf = {"latin": 4.5, "byte": 4.0}
+    query = dict(idf)
+    half = _similarity(query, idf, sum(query.values()), {"byte": 1.0, "model": 1.0})
+    whole = _similarity(query, idf, sum(query.values()), {"latin": 1.0, "byte": 1.0})
+    assert whole == pytest.approx(1.0)
+    dice = 2 * 4.0 / (8.5 + 4.0 + 1.5)  # 0.57: one of two words ranked above a recipe with both
+    assert half < dice - 0.03
+
+
+def test_irregular_past_forms_read_as_their_verb() -> None:
+    from pitfalls.search.index import tokens
+
+    assert tokens("frozen layers") == tokens("freeze layers")
+    assert tokens("it broke") == tokens("it breaks")
+
+
+def test_chinese_terms_of_the_new_topics_are_english_words() -> None:
+    from pitfalls.search.index import tokens
+
+    for text, word in [
+        ("图中断", "break"),
+        ("重新编译", "recompil"),
+        ("注意力掩码", "mask"),
+        ("显存碎片", "fragmentation"),
+        ("进程组", "group"),
+        ("端口被占用", "port"),
+        ("苹果芯片", "mps"),
+        ("训练卡住了", "hang"),
+    ]:
+        assert word in tokens(text), (text, tokens(text))
