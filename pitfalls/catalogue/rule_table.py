@@ -319,6 +319,12 @@ RULES: dict[str, Rule] = _rules(
         "`(x * mask).mean()` divides by the padding too",
         "loss-reduction-scale",
     ),
+    Rule(
+        "PFL209",
+        "scaler-without-float16-autocast",
+        "a GradScaler on a bfloat16-autocast loss or a `.half()` model: unneeded or refused",
+        "gradscaler-bf16",
+    ),
     # PFL3xx: the training loop.
     Rule(
         "PFL301",

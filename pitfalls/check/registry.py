@@ -23,6 +23,7 @@ from pitfalls.check.rules import (
     loop,
     numeric,
     perf,
+    precision,
     registration,
     snapshot,
     steps,
@@ -44,6 +45,7 @@ FAMILIES = (
     checkpoints,
     idioms,
     attention,
+    precision,
     distributed,
     compiling,
 )
