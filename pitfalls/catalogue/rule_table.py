@@ -374,6 +374,12 @@ RULES: dict[str, Rule] = _rules(
         "worker-only DataLoader options with `num_workers=0` raise",
         "dataloader-options-without-workers",
     ),
+    Rule(
+        "PFL309",
+        "layer-drop-in-eval",
+        "a layer-drop or stochastic-depth draw in `forward` that ignores `self.training`",
+        "train-eval",
+    ),
     # PFL4xx: performance, off by default.
     Rule(
         "PFL401",

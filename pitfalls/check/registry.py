@@ -21,6 +21,7 @@ from pitfalls.check.rules import (
     grads,
     idioms,
     loop,
+    modes,
     numeric,
     perf,
     precision,
@@ -46,6 +47,7 @@ FAMILIES = (
     idioms,
     attention,
     precision,
+    modes,
     distributed,
     compiling,
 )
