@@ -182,12 +182,15 @@ async def test_letters_typed_in_the_filter_never_trigger_bindings() -> None:
     app = make_app(runner=runner)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        await pilot.press("slash", "r", "l", "d", "v", "c", "question_mark")
+        await pilot.press("slash", "r", "l", "d", "v", "c", "f", "e", "question_mark")
         await settle(app, pilot)
-        assert app.screen.query_one(FilterInput).value == "rldvc?"
+        assert app.screen.query_one(FilterInput).value == "rldvcfe?"
         assert app.lang == "en"
         assert runner.runs == []
         assert not isinstance(app.screen, HelpScreen)
+        from pitfalls.tui.screens.doctor import DoctorScreen
+
+        assert not isinstance(app.screen, DoctorScreen)
 
 
 async def test_filter_by_tag() -> None:
