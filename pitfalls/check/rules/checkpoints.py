@@ -9,11 +9,13 @@ from pitfalls.check.checker import Checker, check, documents, walk_local
 from pitfalls.check.kinds import MODULE, MODULE_SELF
 
 
-def local_values(checker: Checker) -> dict[str, list[tuple[int, ast.AST | None]]]:
+def local_values(
+    checker: Checker, function: ast.AST | None = None
+) -> dict[str, list[tuple[int, ast.AST | None]]]:
     """For each name of the function at hand (the module at top level), its bindings in line
     order as `(line, value)`; the value is None for a binding that is not a plain `name = x`
     (a loop target, an unpacking, an augmented assignment, a `with ... as`)."""
-    function = checker.function or checker.tree
+    function = function or checker.function or checker.tree
 
     def compute() -> dict[str, list[tuple[int, ast.AST | None]]]:
         found: dict[str, list[tuple[int, ast.AST | None]]] = {}
@@ -52,8 +54,21 @@ def mentions(checker: Checker, word: str) -> bool:
 
 def value_before(checker: Checker, name: str, line: int) -> ast.AST | None:
     """The value of the last plain binding of `name` above `line` in the function at hand,
-    or None when there is none or the last binding is not plain."""
-    earlier = [b for b in local_values(checker).get(name, ()) if b[0] < line]
+    or None when there is none or the last binding is not plain. A name the function
+    neither binds nor takes as a parameter is looked up at module level (its last plain
+    binding anywhere there: `args = parser.parse_args()` under `if __name__ == ...`)."""
+    bindings = local_values(checker).get(name)
+    function = checker.function
+    if bindings is None and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        params = function.args
+        every = [*params.posonlyargs, *params.args, *params.kwonlyargs, params.vararg]
+        if name in {a.arg for a in every if a is not None} or (
+            params.kwarg is not None and params.kwarg.arg == name
+        ):
+            return None
+        module = local_values(checker, checker.tree).get(name, [])
+        return module[-1][1] if module else None
+    earlier = [b for b in bindings or () if b[0] < line]
     return earlier[-1][1] if earlier else None
 
 
