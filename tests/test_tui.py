@@ -729,3 +729,30 @@ async def test_a_failing_doctor_says_why_and_the_app_carries_on() -> None:
         assert "no interpreter at /nowhere/python" in str(status.content)
         await pilot.press("escape", "l")
         assert app.lang == "zh"
+
+
+@pytest.mark.slow
+async def test_real_doctor_probes_torch_in_a_child() -> None:
+    pytest.importorskip("torch")
+    import sys as _sys
+
+    from pitfalls.doctor import STATUSES
+    from pitfalls.tui.screens.doctor import DoctorScreen
+
+    app = make_app()  # the real checks: a child of this interpreter imports torch
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, DoctorScreen)
+        await wait_until(pilot, lambda: screen.checks is not None, timeout=120)
+        assert screen.checks and {c.status for c in screen.checks} <= set(STATUSES)
+        done = subprocess.run(
+            [
+                _sys.executable,
+                "-c",
+                "import sys, pitfalls.tui.screens.doctor; print('torch' in sys.modules)",
+            ],
+            capture_output=True,
+            text=True,
+        )
+        assert done.stdout.strip() == "False"  # the screen itself never imports torch
