@@ -123,8 +123,9 @@ def list_recipes(
     out = console()
     widths[2] = min(widths[2], 24)
     others = sum(widths) - widths[1] + 3 * (len(widths) - 1)
-    # On a narrow terminal the tags give way first (down to 12 columns), then the title.
-    shrink = min(widths[2] - 12, max(0, 36 - (out.width - others)))
+    # On a narrow terminal the tags give way first, down to 16 columns (a tag and its comma,
+    # such as "mixed-precision,", stays whole), then the title.
+    shrink = min(widths[2] - 16, max(0, 36 - (out.width - others)))
     widths[2] -= max(0, shrink)
     widths[1] = max(20, min(widths[1], out.width - others + max(0, shrink)))
     groups: dict[str, list] = {key: [] for key in (*THEMES, "")}
