@@ -4,6 +4,7 @@ fix code, on the fixture of true cases and tempting non-cases, and quiet on corr
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -178,3 +179,36 @@ def test_torch_nn_optim_and_distributed_sources_stay_quiet() -> None:
             assert not [(f.line, f.code) for f in hits if f.code != "PFL000"], path
             checked += 1
     assert checked > 50
+
+
+def test_notebook_cells_share_their_bindings_with_the_new_rules(tmp_path: Path) -> None:
+    cells = [
+        "import argparse, os\nimport torch\n",
+        "%matplotlib inline\nargs = argparse.ArgumentParser().parse_args([])\n",
+        "rank = int(os.environ['RANK'])\ntorch.cuda.set_device(rank)\n",
+        "def save(model, path):\n"
+        "    torch.save({'model': model.state_dict(), 'args': args}, path)\n",
+    ]
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "metadata": {},
+                "outputs": [],
+                "source": cell,
+                "execution_count": None,
+            }
+            for cell in cells
+        ],
+        "metadata": {"language_info": {"name": "python"}},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "train.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    settings = Settings(enabled=resolve_selection(None, [], []), root=tmp_path)
+    result = check_text(path.read_text(encoding="utf-8"), path, path.name, settings)
+    assert sorted((f.cell, f.line, f.code) for f in result.findings) == [
+        (3, 2, "PFL501"),
+        (4, 2, "PFL112"),
+    ]

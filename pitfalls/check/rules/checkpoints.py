@@ -132,9 +132,8 @@ def _object_kind(checker: Checker, value: ast.AST, line: int, depth: int = 0) ->
     name = checker.model.resolve(func) or ""
     if name in NAMESPACES:
         return "an `argparse.Namespace`"
-    if isinstance(func, ast.Attribute) and func.attr in ("parse_args", "parse_known_args"):
-        if func.attr == "parse_args" and not value.args and not value.keywords:
-            return "the `argparse.Namespace` from `parse_args()`"
+    if isinstance(func, ast.Attribute) and func.attr == "parse_args":
+        return "the `argparse.Namespace` from `parse_args()`"
     if name.startswith("numpy.") and not name.startswith("numpy.random.") and name:
         short = "np." + name[len("numpy.") :]
         return f"the NumPy value of `{short}(...)`"
