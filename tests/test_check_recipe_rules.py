@@ -47,7 +47,7 @@ def test_fixture_reports_exactly_the_marked_lines_with_the_default_rules() -> No
     assert {code for _, code in expected(source)} >= set(NEW)
 
 
-def test_new_rules_are_on_by_default_link_distinct_new_recipes_and_reach_45() -> None:
+def test_new_rules_are_on_by_default_each_link_its_own_recipe_and_reach_45() -> None:
     for code in NEW:
         rule = RULES[code]
         assert rule.default, code

@@ -6,8 +6,11 @@ retired rule keeps its number forever and a renamed one is listed in `REDIRECTS`
 `PFL` is ours (PT, PTH, PIE and TOR belong to flake8 plugins, PIT to `pitfalls lint`). The
 checks themselves live in the family modules of `pitfalls.check.rules` (`api_changes`,
 `deprecated`, `tensor`, `registration`, `snapshot`, `numeric`, `loop`, `steps`, `grads`,
-`data`, `perf`); rules name
-recipes by id, and recipes know nothing of rules. It is data, below both the checker and the
+`data`, `perf`, `checkpoints`, `idioms`, `attention`, `precision`, `modes`, `distributed`,
+`compiling`); rules name recipes by id, and recipes know nothing of rules. PFL0xx: APIs that
+changed or went away; PFL1xx: tensors, autograd and modules; PFL2xx: numerics and precision;
+PFL3xx: the training loop and data loading; PFL4xx: performance (opt-in); PFL5xx:
+distributed training and the compilers. It is data, below both the checker and the
 recipe pages and linter that name rules, so that none of them imports another.
 """
 
