@@ -258,13 +258,15 @@ RULES: dict[str, Rule] = _rules(
     Rule(
         "PFL111",
         "whole-model-pickle",
-        "`torch.save(model)` pickles the class by name: it loads only where that class is importable unchanged",
+        "`torch.save(model)` pickles the class by name: it loads only where that class is "
+        "importable unchanged",
         "whole-model-pickle",
     ),
     Rule(
         "PFL112",
         "checkpoint-objects",
-        "a Namespace, config object or NumPy value in a checkpoint is refused by `weights_only=True` loading",
+        "a Namespace, config object or NumPy value in a checkpoint is refused by "
+        "`weights_only=True` loading",
         "checkpoint-objects-weights-only",
     ),
     Rule(
