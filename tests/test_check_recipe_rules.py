@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ RECIPES = REPO / "recipes"
 FIXTURE = FIXTURES / "check" / "recipe_rules.py"
 EXPECT = re.compile(r"#\s*expect:\s*((?:PFL\d+\s*)+)")
 NEW = (
-    "PFL110 PFL111 PFL112 PFL113 PFL206 PFL207 PFL208 PFL209 PFL308 PFL309 "
+    "PFL110 PFL111 PFL112 PFL113 PFL206 PFL207 PFL208 PFL209 PFL308 PFL309 PFL310 "
     "PFL501 PFL502 PFL503 PFL504 PFL505 PFL506 PFL507"
 ).split()
 
@@ -87,6 +88,47 @@ def test_rule_flags_the_recipes_problem_code_and_not_its_fix(recipe: str) -> Non
     assert any(first <= line <= last for line in lines), (recipe, lines)
     first, last = spans[fix]
     assert not any(first <= line <= last for line in lines), (recipe, lines)
+
+
+def _snippet_string(recipe: str, name: str) -> str:
+    """A module-level string constant of a recipe's snippet (a script it runs)."""
+    tree = ast.parse((RECIPES / recipe / "snippet.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
+            name
+        ]:
+            call = node.value
+            assert isinstance(call, ast.Call) and isinstance(call.args[0], ast.Constant)
+            return textwrap.dedent(call.args[0].value)
+    raise AssertionError(f"{recipe}: no {name}")
+
+
+def test_main_guard_rule_on_the_recipes_unguarded_and_guarded_scripts() -> None:
+    # The recipe's scripts leave torch out to start fast; `check` reads only files that
+    # mention torch, as a training script does.
+    unguarded = "import torch" + _snippet_string("main-guard-spawn", "UNGUARDED")
+    guarded = "import torch" + _snippet_string("main-guard-spawn", "GUARDED")
+    found = [(f.line, f.code) for f in findings(unguarded, ["PFL310"])]
+    start = next(n for n, line in enumerate(unguarded.splitlines(), 1) if "worker.start()" in line)
+    assert found == [(start, "PFL310")]
+    assert findings(guarded, ["PFL310"]) == []
+
+
+def test_main_guard_rule_is_quiet_in_notebooks(tmp_path: Path) -> None:
+    cell = (
+        "from torch.utils.data import DataLoader\n"
+        "for b in DataLoader(ds, num_workers=2):\n    pass\n"
+    )
+    assert [f.code for f in findings(cell, ["PFL310"])] == ["PFL310"]
+    notebook = {
+        "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": cell}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    assert findings(path.read_text(encoding="utf-8"), ["PFL310"], str(path)) == []
 
 
 def test_ddp_attribute_flags_the_unwrapped_read_and_not_the_module_read() -> None:

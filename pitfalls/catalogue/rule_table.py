@@ -6,11 +6,11 @@ retired rule keeps its number forever and a renamed one is listed in `REDIRECTS`
 `PFL` is ours (PT, PTH, PIE and TOR belong to flake8 plugins, PIT to `pitfalls lint`). The
 checks themselves live in the family modules of `pitfalls.check.rules` (`api_changes`,
 `deprecated`, `tensor`, `registration`, `snapshot`, `numeric`, `loop`, `steps`, `grads`,
-`data`, `perf`, `checkpoints`, `idioms`, `attention`, `precision`, `modes`, `distributed`,
-`compiling`); rules name recipes by id, and recipes know nothing of rules. PFL0xx: APIs that
-changed or went away; PFL1xx: tensors, autograd and modules; PFL2xx: numerics and precision;
-PFL3xx: the training loop and data loading; PFL4xx: performance (opt-in); PFL5xx:
-distributed training and the compilers. It is data, below both the checker and the
+`data`, `perf`, `checkpoints`, `idioms`, `attention`, `precision`, `modes`, `scripts`,
+`distributed`, `compiling`); rules name recipes by id, and recipes know nothing of rules.
+PFL0xx: APIs that changed or went away; PFL1xx: tensors, autograd and modules; PFL2xx:
+numerics and precision; PFL3xx: the training loop and data loading; PFL4xx: performance
+(opt-in); PFL5xx: distributed training and the compilers. It is data, below both the checker and the
 recipe pages and linter that name rules, so that none of them imports another.
 """
 
@@ -384,6 +384,12 @@ RULES: dict[str, Rule] = _rules(
         "layer-drop-in-eval",
         "a layer-drop or stochastic-depth draw in `forward` that ignores `self.training`",
         "train-eval",
+    ),
+    Rule(
+        "PFL310",
+        "workers-outside-main-guard",
+        "worker processes started by a script's top-level code, outside the `__main__` guard",
+        "main-guard-spawn",
     ),
     # PFL4xx: performance, off by default.
     Rule(

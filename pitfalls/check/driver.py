@@ -156,7 +156,7 @@ def _lint(
     text: str, notebook: bool, settings: Settings, ignored: tuple[str, ...]
 ) -> tuple[list[Finding], ParsedNotebook | str]:
     enabled = frozenset(c for c in settings.enabled if not any(matches(i, c) for i in ignored))
-    options = Options(numpy_below_2=settings.numpy_below_2)
+    options = Options(numpy_below_2=settings.numpy_below_2, notebook=notebook)
     findings: list[Finding] = []
     parsed: ParsedNotebook | str
     if notebook:

@@ -49,6 +49,7 @@ class Options:
     """Per-project facts the rules need (not rule selection)."""
 
     numpy_below_2: bool = False
+    notebook: bool = False  # a notebook's cells run in a kernel, not as an importable script
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")

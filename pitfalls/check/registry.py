@@ -26,6 +26,7 @@ from pitfalls.check.rules import (
     perf,
     precision,
     registration,
+    scripts,
     snapshot,
     steps,
     tensor,
@@ -48,6 +49,7 @@ FAMILIES = (
     attention,
     precision,
     modes,
+    scripts,
     distributed,
     compiling,
 )
