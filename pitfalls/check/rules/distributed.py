@@ -1,6 +1,9 @@
 """PFL5xx: distributed training: the GPU chosen from the global rank, collectives that only
 some ranks reach, attributes read through the DDP wrapper, a checkpoint read before rank 0
-has written it, and a DistributedSampler never told the epoch."""
+has written it, and a DistributedSampler never told the epoch.
+
+Just over 400 lines as one family: the five rules share what a rank test is (`rank_test`) and
+which calls are collectives, and each is short."""
 
 from __future__ import annotations
 
