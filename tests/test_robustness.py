@@ -195,6 +195,63 @@ def test_hang_past_timeout_is_ended_with_its_children(tmp_path: Path, start_meth
 
 
 @needs_torch
+@pytest.mark.skipif(os.name == "nt", reason="a shell script as --python")
+def test_spawn_mode_timeout_counts_the_run_not_the_interpreter_start(tmp_path: Path) -> None:
+    """In spawn mode each recipe starts a fresh interpreter that imports torch (seconds, more
+    on a loaded machine). `--timeout` counts the recipe's own run, as in fork mode, where the
+    server imported torch beforehand: an interpreter that takes longer to start than the
+    timeout still runs its recipe."""
+    slow_start = 3.0
+    python = tmp_path / "slow-python"
+    python.write_text(f'#!/bin/sh\nsleep {slow_start}\nexec "{sys.executable}" "$@"\n')
+    python.chmod(0o755)
+    timeout = 2.0  # under the slow start, and ~1000x what t-ok's run takes
+    started = time.monotonic()
+    result = run_robust(
+        "run",
+        "t-ok",
+        "--device",
+        "cpu",
+        "--json",
+        "--python",
+        str(python),
+        "--timeout",
+        f"{timeout:g}",
+        PITFALLS_START_METHOD="spawn",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert time.monotonic() - started > slow_start  # the slow interpreter did run it
+    data = json.loads(result.stdout)
+    assert data["status"] == "held" and data["problem"] == {"bad": True}
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a shell script as the interpreter")
+def test_a_spawned_interpreter_that_never_starts_the_run_is_ended(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The start is bounded on its own (START_TIMEOUT, the fork server's bound, here made
+    short), and said as a start that failed, not as the recipe's timeout."""
+    from pitfalls.runner import ProcessPool, Task, process
+
+    pidfile = tmp_path / "pid"
+    python = tmp_path / "python"
+    python.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec sleep 600\n")
+    python.chmod(0o755)
+    monkeypatch.setattr(process, "START_TIMEOUT", 1.0)
+    pool = ProcessPool(python=str(python), start_method="spawn")
+    snippet = ROBUST / "t-ok" / "snippet.py"
+    started = time.monotonic()
+    try:
+        (outcome,) = pool.run([Task(0, "t-ok", str(snippet), "cpu", 20.0)])
+    finally:
+        pool.close()
+    assert time.monotonic() - started < 15  # neither the 20 s timeout nor the 600 s sleep
+    assert not outcome.timed_out and outcome.result is None
+    assert outcome.lost == f"{python} did not start the run within 1 s"
+    assert wait_gone(int(pidfile.read_text())), "the interpreter that never started survived"
+
+
+@needs_torch
 @pytest.mark.parametrize("start_method", START_METHODS)
 def test_children_left_behind_are_ended(tmp_path: Path, start_method: str) -> None:
     pidfile = tmp_path / "pid"

@@ -28,6 +28,8 @@ class Running:
     exit: dict[str, Any] | None = None
     process: subprocess.Popen[bytes] | None = None
     deadline: float | None = None
+    run_started: bool = False  # spawn mode: the child said its run has started (torch imported)
+    start_failed: str = ""  # spawn mode: why it was ended before its run started
     timed_out: bool = False
     cancelled: bool = False
     pid: int | None = None

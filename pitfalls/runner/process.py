@@ -51,6 +51,7 @@ __all__ = [
 ]
 
 RESULT_LIMIT = 1 << 20
+STARTED_MARK = b"\x02"  # child/execute.py's: in spawn mode, the run has started
 PIPE_GRACE = 3.0  # seconds to drain a snippet's pipes after it exited
 
 
@@ -244,8 +245,10 @@ class ProcessPool(ForkServerConnection):
                     self._send(task.request(), fds=[out_w, res_w])
             else:
                 running.process = self._spawn(task, out_w, res_w)
+                # A fresh interpreter imports torch first: that start is bounded as the fork
+                # server's is; the run's own timeout starts once the child says it has started.
                 if task.timeout > 0:
-                    running.deadline = running.started + task.timeout
+                    running.deadline = running.started + START_TIMEOUT
         finally:
             os.close(out_w)
             os.close(res_w)
@@ -345,6 +348,14 @@ class ProcessPool(ForkServerConnection):
                 running.truncated = True
             self.on_event("output", running.task, chunk.decode("utf-8", "replace"))
         else:
+            if running.process is not None and not running.result and not running.run_started:
+                if chunk.startswith(STARTED_MARK):
+                    chunk = chunk[len(STARTED_MARK) :]
+                    running.run_started = True
+                    # As at the fork in fork mode: the run's own time starts now.
+                    running.started = time.monotonic()
+                    if running.task.timeout > 0:
+                        running.deadline = running.started + running.task.timeout
             running.result += chunk
             if len(running.result) > RESULT_LIMIT:
                 # Stop reading: a child writing an endless result is killed, not buffered.
@@ -393,7 +404,13 @@ class ProcessPool(ForkServerConnection):
         now = time.monotonic()
         for running in self._running.values():
             if running.deadline and now > running.deadline and not running.timed_out:
-                running.timed_out = True
+                if running.run_started:
+                    running.timed_out = True
+                else:
+                    running.deadline = None  # killed once; says so as a start that failed
+                    running.start_failed = (
+                        f"{self.python} did not start the run within {START_TIMEOUT:g} s"
+                    )
                 kill_group(running)
 
     def _finish(self, running: Running) -> Outcome:
@@ -410,6 +427,8 @@ class ProcessPool(ForkServerConnection):
         )
         if exit_info.get("lost"):
             outcome.lost = f"the runner process died: {exit_info['lost']}"
+        if running.start_failed:
+            outcome.lost = running.start_failed
         if running.result.startswith(b"\0too-large"):
             outcome.result_problem = "the snippet's result is larger than 1 MiB"
         elif running.result:

@@ -16,6 +16,10 @@ import time
 import traceback
 
 MAX_RESULT_BYTES = 1 << 20
+# Spawn mode: written to the result pipe, before the result, once torch is imported: the run's
+# own time (what --timeout counts) starts there, as it starts at the fork in fork mode, where
+# the server imported torch beforehand. A result document is JSON, so it never starts so.
+STARTED_MARK = b"\x02"
 MAX_WARNINGS = 50
 MAX_WARNING_CHARS = 2000
 EXIT_RESULT_WRITTEN = 0
@@ -145,8 +149,12 @@ def _check_json(name: str, observations: object) -> str | None:
     return None
 
 
-def execute(request: dict) -> dict:
-    """Run one request in this process and return the result document."""
+def execute(request: dict, on_start=None) -> dict:
+    """Run one request in this process and return the result document.
+
+    `on_start`, if given, is called once torch is imported and the environment known (what
+    the fork server did once for all its children), before anything of the recipe.
+    """
     started = time.monotonic()
     result: dict = {"task": request.get("task"), "device": None, "problem": None, "fix": None}
     result["error"] = None
@@ -160,6 +168,8 @@ def execute(request: dict) -> dict:
         )
         return result
     result["environment"] = _environment(torch)
+    if on_start is not None:
+        on_start()
     threads = request.get("threads")
     if threads:
         torch.set_num_threads(int(threads))
@@ -329,7 +339,7 @@ def run_here(request_json: str, result_fd: int) -> None:
         sys.stderr.reconfigure(line_buffering=True)
     except Exception:
         pass
-    result = execute(json.loads(request_json))
+    result = execute(json.loads(request_json), lambda: _write_all(result_fd, STARTED_MARK))
     _write_all(result_fd, _encode(result))
     os.close(result_fd)
 
