@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pitfalls.check.driver import Settings, apply_edits, check_text
 from pitfalls.catalogue.rule_table import RULES, resolve_selection
+from pitfalls.check.driver import Settings, apply_edits, check_text
 
 
 def findings(source: str, select: list[str] | None = None):
