@@ -287,6 +287,9 @@ def attribute_through_wrapper(checker: Checker, node: ast.Attribute) -> None:
     attr = node.attr
     if attr.startswith("_") or attr in MODULE_API or not mentions(checker, "DataParallel"):
         return
+    function = checker.function or checker.tree
+    if not checker.cached(function, "pfl503-wraps", lambda: _wraps_here(checker, function)):
+        return  # no wrapper is built in this function: skip the walk over its bindings
     name = node.value.id
     values = [b for b in local_values(checker).get(name, ()) if b[0] < node.lineno]
     if not values or not isinstance(values[-1][1], ast.Call):
@@ -418,3 +421,12 @@ def sampler_without_set_epoch(checker: Checker, node: ast.Call) -> None:
         "this DistributedSampler is never given `set_epoch(epoch)`: it shuffles every epoch "
         "in the same order; call `sampler.set_epoch(epoch)` at the start of each epoch",
     )
+
+
+def _wraps_here(checker: Checker, function: ast.AST) -> bool:
+    """Whether the text of `function` calls a DDP/DataParallel constructor by any name the
+    file imports it as (a cheap string test before the binding walk)."""
+    names = {alias for alias, full in checker.model.imports.items() if full in DDP_NAMES}
+    names.add("DataParallel")
+    text = checker.text if function is checker.tree else checker.source_lines(function)
+    return any(f"{name}(" in text for name in names)
