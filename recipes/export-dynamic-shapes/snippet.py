@@ -34,7 +34,7 @@ def export_then_run(example: torch.Tensor, batch_dim) -> str:
 
 
 def report(example: torch.Tensor) -> dict:
-    hints = hasattr(Dim, "AUTO")  # Dim.DYNAMIC and Dim.AUTO arrived after 2.4
+    hints = hasattr(Dim, "AUTO") and hasattr(Dim, "DYNAMIC")  # both after 2.4 (2.5: AUTO only)
     torch._dynamo.reset()  # strict export (the default on 2.4/2.6) traces with dynamo
     observations = {
         "without_dynamic_shapes": export_then_run(example, None),
