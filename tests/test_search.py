@@ -612,13 +612,19 @@ def test_recipes_tied_on_a_fragment_are_ordered_by_the_other_words(catalogue) ->
 
 
 def test_a_pasted_message_no_fragment_matches_is_not_confident_on_a_lead(catalogue) -> None:
-    # The template of device-mismatch's message, with the slot that decides filled otherwise.
+    # The template of device-mismatch's message, with the slot that decides filled otherwise
+    # (a uint8 input: no recipe owns that wording).
     text = (
         'File "conv.py", line 349, in _conv_forward\n'
-        "RuntimeError: Input type (torch.DoubleTensor) and weight type (torch.FloatTensor) "
+        "RuntimeError: Input type (torch.ByteTensor) and weight type (torch.FloatTensor) "
         "should be the same"
     )
     assert best_match(catalogue, text) is None
+    # The float64 input does have an owner now (numpy-float64 lists the CUDA wording of it as a
+    # legacy error), and it is not device-mismatch.
+    double = text.replace("torch.ByteTensor", "torch.DoubleTensor")
+    hit = best_match(catalogue, double)
+    assert hit is None or hit.recipe.id == "numpy-float64"
 
 
 def test_a_question_is_like_a_query_by_how_much_of_the_query_it_explains() -> None:
